@@ -1,0 +1,50 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator, Principal } from '../../domain/auth/authenticate.ts';
+import { grants, type Scope } from '../../domain/auth/scopes.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { RateLimiter } from './rate-limit.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a route requires; org routes without one are refused. */
+    scope?: Scope;
+    /** Creating POSTs honour Idempotency-Key. */
+    idempotent?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+/** `X-API-Key` wins over `Authorization: Bearer` (scheme word case-insensitive). */
+export function presentedKey(request: FastifyRequest): string | null {
+  const header = request.headers['x-api-key'];
+  const apiKey = Array.isArray(header) ? header[0] : header;
+  if (apiKey) return apiKey.trim();
+  const authorization = request.headers.authorization;
+  if (!authorization) return null;
+  const match = /^bearer\s+(.+)$/i.exec(authorization.trim());
+  return match ? match[1].trim() : null;
+}
+
+/**
+ * The order of checks of contract §1, for every route under /orgs/{org}:
+ * 401 (no, unknown, expired or revoked key) → 429 → 404 (unknown or foreign org) → 403 (scope).
+ * It runs on onRequest, before the body is read, so 400s come after all of these.
+ */
+export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Authenticator; rateLimiter: RateLimiter }): void {
+  app.addHook('onRequest', async (request) => {
+    const token = presentedKey(request);
+    if (!token) throw new AppError('AUTH_REQUIRED', 'an API key is required (X-API-Key header or Authorization: Bearer)');
+    const principal = await deps.authenticator.authenticate(token);
+    deps.rateLimiter.take(principal.keyId);
+    const { org } = request.params as { org?: string };
+    if (principal.org.slug !== org) throw notFound('organization');
+    const scope = request.routeOptions.config.scope;
+    if (!scope) throw new Error(`route ${request.routeOptions.url} declares no scope`);
+    if (!grants(principal.scopes, scope)) {
+      throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`, { required_scopes: [scope] });
+    }
+    request.principal = principal;
+  });
+}

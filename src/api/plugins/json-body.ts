@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { AppError } from '../../errors.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The only body format: JSON objects, strictly UTF-8. Every other content type is 415
+ * (Fastify's default for unregistered types); an empty body is treated as absent.
+ */
+export function registerJsonBody(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, raw, done) => {
+    const buffer = raw as Buffer;
+    if (buffer.length === 0) return done(null, undefined);
+    let text: string;
+    try {
+      text = utf8.decode(buffer);
+    } catch {
+      return done(new AppError('INVALID_JSON', 'request body is not valid UTF-8'), undefined);
+    }
+    let value: unknown;
+    try {
+      value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    } catch (error) {
+      return done(new AppError('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message}`), undefined);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return done(
+        new AppError('VALIDATION_FAILED', 'request body must be a JSON object', {
+          details: [{ field: '/', message: 'request body must be a JSON object' }],
+        }),
+        undefined,
+      );
+    }
+    done(null, value);
+  });
+}

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import * as admin from '../../domain/admin/service.ts';
+import type { DomainContext } from '../../domain/context.ts';
+import type { ApiKeyRow, OrgRow, UserRow } from '../../store/schema.ts';
+import { MessageBody, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
+import * as s from '../schemas/admin.ts';
+
+const tags = ['Administration'];
+const security = [{ adminToken: [] }];
+
+export const presentOrg = (org: OrgRow) => ({ ...org, created_at: iso(org.created_at) });
+const presentUser = (user: UserRow) => ({ id: user.id, name: user.name, email: user.email, created_at: iso(user.created_at) });
+const presentKey = (key: ApiKeyRow) => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  scopes: JSON.parse(key.scopes) as string[],
+  expires_at: isoOrNull(key.expires_at),
+  last_used_at: isoOrNull(key.last_used_at),
+  revoked_at: isoOrNull(key.revoked_at),
+  created_at: iso(key.created_at),
+});
+
+export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
+  async function administration(app) {
+    app.post(
+      '/orgs',
+      {
+        schema: { tags, security, summary: 'Create an organization', body: s.CreateOrgBody, response: { 201: Type.Object({ org: Type.Ref('Org') }), ...errorResponses(409) } },
+      },
+      async (request, reply) => reply.code(201).send({ org: presentOrg(await admin.createOrg(ctx, request.body)) }),
+    );
+
+    app.get(
+      '/orgs',
+      { schema: { tags, security, summary: 'List organizations', response: { 200: Type.Object({ orgs: Type.Array(Type.Ref('Org')) }), ...errorResponses() } } },
+      async () => ({ orgs: (await admin.listOrgs(ctx)).map(presentOrg) }),
+    );
+
+    app.post(
+      '/orgs/:org/api-keys',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Issue an API key; the key itself is shown only in this response',
+          params: s.AdminOrgParams,
+          body: s.CreateApiKeyBody,
+          response: { 201: Type.Object({ api_key: Type.Ref('ApiKey'), key: Type.String() }), ...errorResponses() },
+        },
+      },
+      async (request, reply) => {
+        const { apiKey, key } = await admin.createApiKey(ctx, request.params.org, request.body);
+        return reply.code(201).send({ api_key: presentKey(apiKey), key });
+      },
+    );
+
+    app.get(
+      '/orgs/:org/api-keys',
+      {
+        schema: { tags, security, summary: 'List API keys (never the keys themselves)', params: s.AdminOrgParams, response: { 200: Type.Object({ api_keys: Type.Array(Type.Ref('ApiKey')) }), ...errorResponses() } },
+      },
+      async (request) => ({ api_keys: (await admin.listApiKeys(ctx, request.params.org)).map(presentKey) }),
+    );
+
+    app.delete(
+      '/orgs/:org/api-keys/:id',
+      {
+        schema: { tags, security, summary: 'Revoke an API key', params: s.AdminKeyParams, response: { 200: MessageBody, ...errorResponses() } },
+      },
+      async (request) => {
+        await admin.revokeApiKey(ctx, request.params.org, request.params.id);
+        return { message: `API key ${request.params.id} revoked.` };
+      },
+    );
+
+    app.post(
+      '/orgs/:org/users',
+      {
+        schema: { tags, security, summary: 'Create a user (ticket assignees are users)', params: s.AdminOrgParams, body: s.CreateUserBody, response: { 201: Type.Object({ user: Type.Ref('User') }), ...errorResponses(409) } },
+      },
+      async (request, reply) => reply.code(201).send({ user: presentUser(await admin.createUser(ctx, request.params.org, request.body)) }),
+    );
+
+    app.get(
+      '/orgs/:org/users',
+      {
+        schema: { tags, security, summary: 'List users', params: s.AdminOrgParams, response: { 200: Type.Object({ users: Type.Array(Type.Ref('User')) }), ...errorResponses() } },
+      },
+      async (request) => ({ users: (await admin.listUsers(ctx, request.params.org)).map(presentUser) }),
+    );
+  };

@@ -1,0 +1,181 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { DomainContext } from '../../domain/context.ts';
+import { TICKET_STATUSES, type TicketPriority, type TicketStatus } from '../../domain/tickets/model.ts';
+import * as service from '../../domain/tickets/service.ts';
+import { invalid } from '../../errors.ts';
+import type { TicketRow } from '../../store/schema.ts';
+import type { TicketWithParent } from '../../store/tickets.ts';
+import { MessageBody, OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
+import * as s from '../schemas/tickets.ts';
+
+const tags = ['Tickets'];
+
+function listItem(row: TicketRow) {
+  return {
+    id: row.id,
+    slug: row.slug,
+    type: row.type,
+    title: row.title,
+    status: row.status as TicketStatus,
+    priority: row.priority as TicketPriority,
+    assignee_id: row.assignee_id,
+    repository_id: row.repository_id,
+    labels: JSON.parse(row.labels) as string[],
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+function detail(row: TicketWithParent) {
+  return { ...listItem(row), description: row.description, parent_slug: row.parent_slug };
+}
+
+function parseLabels(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const labels = raw.split(',').map((l) => l.trim()).filter((l) => l.length > 0);
+  if (labels.some((l) => l.length > 50)) throw invalid('labels', 'must be labels of at most 50 characters');
+  if (labels.length > 20) throw invalid('labels', 'may name at most 20 labels');
+  return labels;
+}
+
+export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
+  async function tickets(app) {
+    app.get(
+      '/tickets',
+      {
+        config: { scope: 'tickets:read' },
+        schema: {
+          tags,
+          summary: 'List tickets, newest first',
+          params: OrgParams,
+          querystring: s.ListTicketsQuery,
+          response: { 200: s.TicketList, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        const { limit = 20, offset = 0, labels, repository_id, status, type, assignee_id } = request.query;
+        const used = clampLimit(limit, 100);
+        const { rows, total } = await service.listTickets(ctx, request.principal.org.id, {
+          limit: used,
+          offset,
+          labels: parseLabels(labels),
+          repositoryId: repository_id,
+          status,
+          type,
+          assigneeId: assignee_id,
+        });
+        return { tickets: rows.map(listItem), total, limit: used, offset };
+      },
+    );
+
+    app.get(
+      '/tickets/board',
+      {
+        config: { scope: 'tickets:read' },
+        schema: {
+          tags,
+          summary: 'The board: the five status columns in order, each with its total and top tickets',
+          params: OrgParams,
+          querystring: s.BoardQuery,
+          response: { 200: s.Board, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        const limit = clampLimit(request.query.limit_per_column ?? 100, 500);
+        const columns = await service.ticketBoard(ctx, request.principal.org.id, limit, request.query.repository_id);
+        return {
+          board: {
+            columns: columns.map((c) => ({
+              status: c.status,
+              total: c.total,
+              tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority })),
+            })),
+          },
+        };
+      },
+    );
+
+    app.get(
+      '/tickets/:slug',
+      {
+        config: { scope: 'tickets:read' },
+        schema: {
+          tags,
+          summary: 'Get a ticket (slugs match ignoring case)',
+          params: s.TicketParams,
+          response: { 200: s.TicketEnvelope, ...errorResponses() },
+        },
+      },
+      async (request) => ({ ticket: detail(await service.getTicket(ctx, request.principal.org.id, request.params.slug)) }),
+    );
+
+    app.post(
+      '/tickets',
+      {
+        config: { scope: 'tickets:write', idempotent: true },
+        schema: {
+          tags,
+          summary: 'Create a ticket',
+          params: OrgParams,
+          body: s.CreateTicketBody,
+          response: { 201: s.TicketEnvelope, ...errorResponses(409) },
+        },
+      },
+      async (request, reply) => {
+        const ticket = await service.createTicket(ctx, request.principal.org, request.body);
+        return reply.code(201).send({ ticket: detail(ticket) });
+      },
+    );
+
+    app.put(
+      '/tickets/:slug',
+      {
+        config: { scope: 'tickets:write' },
+        schema: {
+          tags,
+          summary: 'Update a ticket; only the given fields change, null clears assignee_id, parent_slug and description',
+          params: s.TicketParams,
+          body: s.UpdateTicketBody,
+          response: { 200: s.TicketEnvelope, ...errorResponses() },
+        },
+      },
+      async (request) => ({
+        ticket: detail(await service.updateTicket(ctx, request.principal.org.id, request.params.slug, request.body)),
+      }),
+    );
+
+    app.patch(
+      '/tickets/:slug/status',
+      {
+        config: { scope: 'tickets:write' },
+        schema: {
+          tags,
+          summary: `Set a ticket's status (${TICKET_STATUSES.join(', ')})`,
+          params: s.TicketParams,
+          body: s.StatusBody,
+          response: { 200: MessageBody, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        const ticket = await service.setTicketStatus(ctx, request.principal.org.id, request.params.slug, request.body.status);
+        return { message: `Ticket ${ticket.slug} moved to ${ticket.status}.` };
+      },
+    );
+
+    app.delete(
+      '/tickets/:slug',
+      {
+        config: { scope: 'tickets:write' },
+        schema: {
+          tags,
+          summary: 'Delete a ticket permanently; its sub-tickets are detached, not deleted',
+          params: s.TicketParams,
+          response: { 200: MessageBody, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        const slug = await service.deleteTicket(ctx, request.principal.org.id, request.params.slug);
+        return { message: `Ticket ${slug} deleted.` };
+      },
+    );
+  };

@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+import { SCOPES } from '../../domain/auth/scopes.ts';
+import { TICKET_PREFIX_PATTERN } from '../../domain/tickets/model.ts';
+import { Nullable, Timestamp } from './common.ts';
+
+export const OrgSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$', description: 'lower-case letters, digits and -, 2–63 characters' });
+export const TicketPrefix = Type.String({ pattern: TICKET_PREFIX_PATTERN, description: 'upper-case, 1–10 characters, starting with a letter' });
+
+export const Org = Type.Object(
+  { id: Type.Integer(), slug: Type.String(), name: Type.String(), ticket_prefix: Type.String(), created_at: Timestamp },
+  { $id: 'Org' },
+);
+export const CreateOrgBody = Type.Object(
+  { slug: OrgSlug, name: Type.String({ minLength: 1, maxLength: 255 }), ticket_prefix: Type.Optional(TicketPrefix) },
+  { additionalProperties: false },
+);
+
+export const ScopeName = Type.Enum(SCOPES);
+export const ApiKey = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    prefix: Type.String({ description: 'the first 12 characters of the key, to recognise it' }),
+    scopes: Type.Array(Type.String()),
+    expires_at: Nullable(Timestamp),
+    last_used_at: Nullable(Timestamp),
+    revoked_at: Nullable(Timestamp),
+    created_at: Timestamp,
+  },
+  { $id: 'ApiKey' },
+);
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
+
+export const User = Type.Object(
+  { id: Type.Integer(), name: Type.String(), email: Type.String(), created_at: Timestamp },
+  { $id: 'User' },
+);
+export const CreateUserBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 255 }), email: Type.String({ format: 'email', maxLength: 320 }) },
+  { additionalProperties: false },
+);
+
+export const AdminOrgParams = Type.Object({ org: Type.String({ maxLength: 64 }) });
+export const AdminKeyParams = Type.Object({ org: Type.String({ maxLength: 64 }), id: Type.Integer({ minimum: 1 }) });

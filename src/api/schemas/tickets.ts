@@ -1,0 +1,114 @@
+import { Type, type Static } from 'typebox';
+import { MAX_LABELS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../domain/tickets/model.ts';
+import { Id, Limit, Nullable, Offset, OrgParams, Timestamp } from './common.ts';
+
+export const TicketType = Type.Enum(TICKET_TYPES);
+export const TicketStatus = Type.Enum(TICKET_STATUSES);
+export const TicketPriority = Type.Enum(TICKET_PRIORITIES);
+const Title = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' });
+const Description = Type.String({ maxLength: 100_000 });
+const Labels = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: MAX_LABELS });
+const Slug = Type.String({ minLength: 1, maxLength: 80 });
+
+const listFields = {
+  id: Type.Integer(),
+  slug: Type.String(),
+  type: Type.String(),
+  title: Type.String(),
+  status: TicketStatus,
+  priority: TicketPriority,
+  assignee_id: Nullable(Type.Integer()),
+  repository_id: Nullable(Type.Integer()),
+  labels: Type.Array(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const TicketListItem = Type.Object(listFields, { $id: 'TicketListItem' });
+export const Ticket = Type.Object(
+  { ...listFields, description: Nullable(Type.String()), parent_slug: Nullable(Type.String()) },
+  { $id: 'Ticket' },
+);
+export const BoardTicket = Type.Object(
+  {
+    id: Type.Integer(),
+    slug: Type.String(),
+    title: Type.String(),
+    type: Type.String(),
+    priority: TicketPriority,
+    assignee_id: Nullable(Type.Integer()),
+  },
+  { $id: 'BoardTicket' },
+);
+
+export const TicketEnvelope = Type.Object({ ticket: Type.Ref('Ticket') });
+export const TicketList = Type.Object({
+  tickets: Type.Array(Type.Ref('TicketListItem')),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+});
+export const Board = Type.Object({
+  board: Type.Object({
+    columns: Type.Array(
+      Type.Object({ status: TicketStatus, total: Type.Integer(), tickets: Type.Array(Type.Ref('BoardTicket')) }),
+    ),
+  }),
+});
+
+export const CreateTicketBody = Type.Object(
+  {
+    type: TicketType,
+    title: Title,
+    description: Type.Optional(Description),
+    priority: Type.Optional(TicketPriority),
+    status: Type.Optional(TicketStatus),
+    assignee_id: Type.Optional(Id),
+    repository_id: Type.Optional(Id),
+    labels: Type.Optional(Labels),
+    parent_slug: Type.Optional(Slug),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateTicketBody = Type.Object(
+  {
+    type: Type.Optional(TicketType),
+    title: Type.Optional(Title),
+    description: Type.Optional(Nullable(Description)),
+    priority: Type.Optional(TicketPriority),
+    status: Type.Optional(TicketStatus),
+    assignee_id: Type.Optional(Nullable(Id)),
+    labels: Type.Optional(Labels),
+    parent_slug: Type.Optional(Nullable(Slug)),
+  },
+  { additionalProperties: false },
+);
+
+export const StatusBody = Type.Object({ status: TicketStatus }, { additionalProperties: false });
+
+export const ListTicketsQuery = Type.Object(
+  {
+    repository_id: Type.Optional(Id),
+    status: Type.Optional(TicketStatus),
+    type: Type.Optional(TicketType),
+    assignee_id: Type.Optional(Id),
+    labels: Type.Optional(Type.String({ maxLength: MAX_LABELS * 51, description: 'comma-separated; tickets must have all of them' })),
+    limit: Type.Optional(Limit(20, 100)),
+    offset: Type.Optional(Offset),
+  },
+  { additionalProperties: false },
+);
+
+export const BoardQuery = Type.Object(
+  {
+    repository_id: Type.Optional(Id),
+    limit_per_column: Type.Optional(Limit(100, 500)),
+  },
+  { additionalProperties: false },
+);
+
+export const TicketParams = Type.Object({ ...OrgParams.properties, slug: Slug });
+
+export type CreateTicketBody = Static<typeof CreateTicketBody>;
+export type UpdateTicketBody = Static<typeof UpdateTicketBody>;

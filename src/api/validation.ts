@@ -1,0 +1,101 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { ErrorDetail } from '../errors.ts';
+
+/**
+ * Bodies are validated exactly as sent: no type coercion (`"agent_slug": 3` is an error),
+ * no silent removal of unknown fields. Query strings and path params arrive as text, so
+ * they are coerced to the declared types before validation.
+ */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+
+function describeType(type: unknown): string {
+  const types = Array.isArray(type) ? type : [type];
+  return types.map((t) => TYPE_WORDS[String(t)] ?? String(t)).join(' or ');
+}
+
+/** Ajv errors → the contract's `details`: body fields as JSON pointers, query/path fields by name. */
+export function validationDetails(errors: ErrorObject[], context: string): ErrorDetail[] {
+  const byName = context !== 'body';
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const error of errors) {
+    // anyOf/oneOf produce one error per branch plus a summary; the branches say more.
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    let pointer = error.instancePath;
+    let message: string;
+    switch (error.keyword) {
+      case 'additionalProperties':
+        pointer += '/' + String(error.params.additionalProperty);
+        message = byName ? 'is not a known parameter' : 'is not a known field';
+        break;
+      case 'required':
+        pointer += '/' + String(error.params.missingProperty);
+        message = 'is required';
+        break;
+      case 'type':
+        message = `must be ${describeType(error.params.type)}`;
+        break;
+      case 'enum':
+        message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+        break;
+      case 'minLength':
+        message = `must be at least ${error.params.limit} characters`;
+        break;
+      case 'maxLength':
+        message = `must be at most ${error.params.limit} characters`;
+        break;
+      case 'minItems':
+        message = `must have at least ${error.params.limit} items`;
+        break;
+      case 'maxItems':
+        message = `must have at most ${error.params.limit} items`;
+        break;
+      case 'minimum':
+        message = `must be at least ${error.params.limit}`;
+        break;
+      case 'maximum':
+        message = `must be at most ${error.params.limit}`;
+        break;
+      case 'pattern':
+        message = error.params.pattern === '\\S' ? 'must not be blank' : `must match ${error.params.pattern}`;
+        break;
+      default:
+        message = error.message ?? 'is invalid';
+    }
+    const field = byName ? pointer.replace(/^\//, '') || context : pointer || '/';
+    const label = byName ? field : field === '/' ? 'body' : field.slice(1).replaceAll('/', '.');
+    const text = `${label} ${message}`;
+    if (seen.has(field + text)) continue;
+    seen.add(field + text);
+    details.push({ field, message: text });
+  }
+  return details;
+}

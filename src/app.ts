@@ -1,0 +1,98 @@
+import crypto from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerAdminAuth } from './api/plugins/admin-auth.ts';
+import { registerOrgAuth } from './api/plugins/auth.ts';
+import { registerErrorHandling } from './api/plugins/errors.ts';
+import { registerIdempotency } from './api/plugins/idempotency.ts';
+import { BODY_LIMIT_BYTES, registerJsonBody } from './api/plugins/json-body.ts';
+import { RateLimiter } from './api/plugins/rate-limit.ts';
+import { registerDocsUi, registerOpenApi } from './api/openapi.ts';
+import { adminRoutes } from './api/routes/admin.ts';
+import { healthRoutes } from './api/routes/health.ts';
+import { ticketRoutes } from './api/routes/tickets.ts';
+import * as adminSchemas from './api/schemas/admin.ts';
+import { ErrorBody } from './api/schemas/common.ts';
+import * as ticketSchemas from './api/schemas/tickets.ts';
+import { validatorCompiler } from './api/validation.ts';
+import { Authenticator } from './domain/auth/authenticate.ts';
+import type { DomainContext } from './domain/context.ts';
+import type { Store } from './store/db.ts';
+
+export interface AppOptions {
+  store: Store;
+  adminToken: string;
+  rateLimitPerMinute: number;
+  /** A pino logger; tests run without one. */
+  logger?: FastifyBaseLogger;
+  now?: () => number;
+}
+
+/** Query-string values that must never reach a log line. */
+const SECRET_PARAM = /^(access_token|token|key|api_key|secret)$/i;
+
+function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const name of [...params.keys()]) if (SECRET_PARAM.test(name)) params.set(name, '[redacted]');
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+export const ORG_PREFIX = '/api/v1/ext/orgs/:org';
+
+/** Builds the whole HTTP app without listening: the server and the tests share it. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const ctx: DomainContext = { store: options.store, now: options.now ?? Date.now };
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    // One line per request, written by our onResponse hook with secrets redacted.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => `req_${crypto.randomUUID().replaceAll('-', '')}`,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+  registerJsonBody(app);
+  for (const schema of [ErrorBody, ticketSchemas.Ticket, ticketSchemas.TicketListItem, ticketSchemas.BoardTicket, adminSchemas.Org, adminSchemas.ApiKey, adminSchemas.User]) {
+    app.addSchema(schema);
+  }
+  await registerOpenApi(app);
+
+  app.decorateRequest('principal', null as never);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+
+  await app.register(healthRoutes(options.store));
+
+  await app.register(
+    async (admin) => {
+      registerAdminAuth(admin, options.adminToken);
+      await admin.register(adminRoutes(ctx));
+    },
+    { prefix: '/api/v1/admin' },
+  );
+
+  const authenticator = new Authenticator(ctx);
+  const rateLimiter = new RateLimiter(options.rateLimitPerMinute);
+  await app.register(
+    async (orgScoped) => {
+      registerOrgAuth(orgScoped, { authenticator, rateLimiter });
+      registerIdempotency(orgScoped, ctx);
+      await orgScoped.register(ticketRoutes(ctx));
+    },
+    { prefix: ORG_PREFIX },
+  );
+
+  await registerDocsUi(app);
+  return app;
+}

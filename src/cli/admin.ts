@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+type Flags = Record<string, string | undefined>;
+
+interface AdminCommand {
+  summary: string;
+  required: string[];
+  optional?: string[];
+  method: 'GET' | 'POST' | 'DELETE';
+  path(flags: Flags): string;
+  body?(flags: Flags): Record<string, unknown>;
+}
+
+const org = (f: Flags) => encodeURIComponent(f.org!);
+const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+
+/** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of contract §2. */
+export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
+  'orgs create': {
+    summary: 'create an organization',
+    required: ['slug', 'name'],
+    optional: ['ticket-prefix'],
+    method: 'POST',
+    path: () => '/orgs',
+    body: (f) => ({ slug: f.slug, name: f.name, ticket_prefix: f['ticket-prefix'] }),
+  },
+  'orgs list': { summary: 'list organizations', required: [], method: 'GET', path: () => '/orgs' },
+  'api-keys create': {
+    summary: 'issue an API key (printed once)',
+    required: ['org', 'name', 'scopes'],
+    optional: ['expires-at'],
+    method: 'POST',
+    path: (f) => `/orgs/${org(f)}/api-keys`,
+    body: (f) => ({ name: f.name, scopes: list(f.scopes), expires_at: f['expires-at'] }),
+  },
+  'api-keys list': { summary: 'list API keys', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/api-keys` },
+  'api-keys revoke': {
+    summary: 'revoke an API key',
+    required: ['org', 'id'],
+    method: 'DELETE',
+    path: (f) => `/orgs/${org(f)}/api-keys/${encodeURIComponent(f.id!)}`,
+  },
+  'users create': {
+    summary: 'create a user',
+    required: ['org', 'name', 'email'],
+    method: 'POST',
+    path: (f) => `/orgs/${org(f)}/users`,
+    body: (f) => ({ name: f.name, email: f.email }),
+  },
+  'users list': { summary: 'list users', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/users` },
+};
+
+export function adminUsage(): string {
+  const lines = Object.entries(ADMIN_COMMANDS).map(([name, c]) => {
+    const flags = [...c.required.map((f) => `--${f} <${f}>`), ...(c.optional ?? []).map((f) => `[--${f} <${f}>]`)].join(' ');
+    return `  drover admin ${name} ${flags}\n      ${c.summary}`;
+  });
+  return [
+    'Usage:',
+    ...lines,
+    '',
+    'Common flags: --server <url> (default $DROVER_SERVER_URL or http://127.0.0.1:7070),',
+    '              --admin-token <token> (default $DROVER_ADMIN_TOKEN or <data dir>/admin-token), --data-dir <dir>',
+  ].join('\n');
+}
+
+function adminToken(flags: Flags, env: NodeJS.ProcessEnv): string {
+  if (flags['admin-token']) return flags['admin-token'];
+  if (env.DROVER_ADMIN_TOKEN) return env.DROVER_ADMIN_TOKEN;
+  const file = path.join(path.resolve(flags['data-dir'] ?? env.DROVER_DATA_DIR ?? './.drover'), 'admin-token');
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  throw new Error(`no admin token: pass --admin-token, set DROVER_ADMIN_TOKEN, or run where ${file} exists`);
+}
+
+/** Runs one admin command; prints the JSON answer. Returns the exit code. */
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = process.stdout, err = process.stderr): Promise<number> {
+  const name = argv.slice(0, 2).join(' ');
+  const command = ADMIN_COMMANDS[name];
+  if (!command) {
+    err.write(`${argv.length ? `unknown admin command "${name}"\n\n` : ''}${adminUsage()}\n`);
+    return 2;
+  }
+  const names = ['server', 'admin-token', 'data-dir', ...command.required, ...(command.optional ?? [])];
+  let flags: Flags;
+  try {
+    flags = parseArgs({ args: argv.slice(2), options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])) }).values as Flags;
+  } catch (error) {
+    err.write(`${(error as Error).message}\n\n${adminUsage()}\n`);
+    return 2;
+  }
+  const missing = command.required.filter((f) => !flags[f]);
+  if (missing.length) {
+    err.write(`missing ${missing.map((f) => `--${f}`).join(', ')}\n\n${adminUsage()}\n`);
+    return 2;
+  }
+  try {
+    const server = (flags.server ?? env.DROVER_SERVER_URL ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
+    const body = command.body ? JSON.stringify(command.body(flags)) : undefined;
+    const response = await fetch(`${server}/api/v1/admin${command.path(flags)}`, {
+      method: command.method,
+      headers: { authorization: `Bearer ${adminToken(flags, env)}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    (response.ok ? out : err).write(formatJson(text) + '\n');
+    return response.ok ? 0 : 1;
+  } catch (error) {
+    err.write(`drover admin: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+function formatJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

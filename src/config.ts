@@ -1,0 +1,57 @@
+import path from 'node:path';
+
+/** Everything `drover serve` can be told, from flags first and the environment second. */
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly databaseUrl: string | null;
+  readonly localRunner: boolean;
+  readonly adminToken: string | null;
+  readonly rateLimitPerMinute: number;
+  readonly logLevel: string;
+  readonly publicUrl: string | null;
+}
+
+export interface ServeFlags {
+  host?: string;
+  port?: string;
+  'data-dir'?: string;
+  'no-local-runner'?: boolean;
+}
+
+function intFrom(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolFrom(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const databaseUrl = env.DATABASE_URL?.trim() || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for the embedded SQLite store)');
+  }
+  const port = intFrom('port', flags.port ?? env.DROVER_PORT, 7070, 0);
+  if (port > 65535) throw new Error(`port must be at most 65535, got ${port}`);
+  return Object.freeze({
+    host: flags.host ?? env.DROVER_HOST ?? '127.0.0.1',
+    port,
+    dataDir: path.resolve(flags['data-dir'] ?? env.DROVER_DATA_DIR ?? './.drover'),
+    databaseUrl,
+    localRunner: flags['no-local-runner'] ? false : boolFrom('DROVER_LOCAL_RUNNER', env.DROVER_LOCAL_RUNNER, true),
+    adminToken: env.DROVER_ADMIN_TOKEN?.trim() || null,
+    rateLimitPerMinute: intFrom('DROVER_RATE_LIMIT_PER_MINUTE', env.DROVER_RATE_LIMIT_PER_MINUTE, 1200, 0),
+    logLevel: env.DROVER_LOG_LEVEL ?? 'info',
+    publicUrl: env.DROVER_PUBLIC_URL?.trim() || null,
+  });
+}

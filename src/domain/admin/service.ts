@@ -1,0 +1,102 @@
+import { AppError, invalid, notFound } from '../../errors.ts';
+import { isUniqueViolation, type Executor } from '../../store/db.ts';
+import * as apiKeys from '../../store/api-keys.ts';
+import * as orgs from '../../store/orgs.ts';
+import * as users from '../../store/users.ts';
+import type { ApiKeyRow, OrgRow, UserRow } from '../../store/schema.ts';
+import { generateApiKey, hashSecret, keyPrefix } from '../auth/keys.ts';
+import { SCOPES, type Scope } from '../auth/scopes.ts';
+import type { DomainContext } from '../context.ts';
+import { defaultTicketPrefix } from '../tickets/model.ts';
+
+export async function createOrg(
+  ctx: DomainContext,
+  input: { slug: string; name: string; ticket_prefix?: string },
+): Promise<OrgRow> {
+  try {
+    return await orgs.insertOrg(ctx.store.db, {
+      slug: input.slug,
+      name: input.name,
+      ticket_prefix: input.ticket_prefix ?? defaultTicketPrefix(input.slug),
+      created_at: ctx.now(),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', `organization "${input.slug}" already exists`);
+    throw error;
+  }
+}
+
+export const listOrgs = (ctx: DomainContext) => orgs.listOrgs(ctx.store.db);
+
+export async function requireOrg(db: Executor, slug: string): Promise<OrgRow> {
+  const org = await orgs.findOrgBySlug(db, slug);
+  if (!org) throw notFound('organization');
+  return org;
+}
+
+export async function createApiKey(
+  ctx: DomainContext,
+  orgSlug: string,
+  input: { name: string; scopes: Scope[]; expires_at?: string },
+): Promise<{ apiKey: ApiKeyRow; key: string }> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  return issueApiKey(ctx, ctx.store.db, org.id, input);
+}
+
+export async function issueApiKey(
+  ctx: DomainContext,
+  db: Executor,
+  orgId: number,
+  input: { name: string; scopes: readonly Scope[]; expires_at?: string },
+): Promise<{ apiKey: ApiKeyRow; key: string }> {
+  let expiresAt: number | null = null;
+  if (input.expires_at !== undefined) {
+    expiresAt = Date.parse(input.expires_at);
+    if (Number.isNaN(expiresAt)) throw invalid('expires_at', 'must be an ISO 8601 date-time');
+    if (expiresAt <= ctx.now()) throw invalid('expires_at', 'must be in the future');
+  }
+  const key = generateApiKey();
+  const apiKey = await apiKeys.insertApiKey(db, {
+    org_id: orgId,
+    name: input.name,
+    prefix: keyPrefix(key),
+    key_hash: hashSecret(key),
+    scopes: JSON.stringify([...new Set(input.scopes)].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b))),
+    expires_at: expiresAt,
+    created_at: ctx.now(),
+  });
+  return { apiKey, key };
+}
+
+export async function listApiKeys(ctx: DomainContext, orgSlug: string): Promise<ApiKeyRow[]> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  return apiKeys.listApiKeys(ctx.store.db, org.id);
+}
+
+export async function revokeApiKey(ctx: DomainContext, orgSlug: string, id: number): Promise<void> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  const key = await apiKeys.findApiKey(ctx.store.db, org.id, id);
+  if (!key) throw notFound('API key');
+  // Revoking twice is harmless: the key stays revoked at the first time.
+  await apiKeys.revokeApiKey(ctx.store.db, org.id, id, ctx.now());
+}
+
+export async function createUser(ctx: DomainContext, orgSlug: string, input: { name: string; email: string }): Promise<UserRow> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  try {
+    return await users.insertUser(ctx.store.db, {
+      org_id: org.id,
+      name: input.name,
+      email: input.email.toLowerCase(),
+      created_at: ctx.now(),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', `a user with email ${input.email} already exists`);
+    throw error;
+  }
+}
+
+export async function listUsers(ctx: DomainContext, orgSlug: string): Promise<UserRow[]> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  return users.listUsers(ctx.store.db, org.id);
+}

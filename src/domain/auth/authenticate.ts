@@ -1,0 +1,53 @@
+import { AppError } from '../../errors.ts';
+import { findApiKeysWithOrgByPrefix, touchApiKey } from '../../store/api-keys.ts';
+import type { OrgRow } from '../../store/schema.ts';
+import type { DomainContext } from '../context.ts';
+import { hashSecret, keyPrefix, looksLikeApiKey, sameHash } from './keys.ts';
+
+/** Who is calling: the key, its organization and what it may do. */
+export interface Principal {
+  readonly kind: 'api_key';
+  readonly keyId: number;
+  readonly org: OrgRow;
+  readonly scopes: readonly string[];
+}
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * Resolves API keys to principals. `last_used_at` is written at most once a minute per key
+ * and replica, off the request path, so reads do not turn into writes.
+ */
+export class Authenticator {
+  private readonly lastTouched = new Map<number, number>();
+
+  constructor(private readonly ctx: DomainContext) {}
+
+  async authenticate(presented: string): Promise<Principal> {
+    if (!looksLikeApiKey(presented)) throw new AppError('INVALID_API_KEY', 'the API key is not valid');
+    const hash = hashSecret(presented);
+    const candidates = await findApiKeysWithOrgByPrefix(this.ctx.store.db, keyPrefix(presented));
+    const key = candidates.find((c) => sameHash(c.key_hash, hash));
+    const now = this.ctx.now();
+    if (!key) throw new AppError('INVALID_API_KEY', 'the API key is not valid');
+    if (key.revoked_at !== null) throw new AppError('INVALID_API_KEY', 'the API key has been revoked');
+    if (key.expires_at !== null && key.expires_at <= now) throw new AppError('INVALID_API_KEY', 'the API key has expired');
+    this.touch(key.id, key.last_used_at, now);
+    return {
+      kind: 'api_key',
+      keyId: key.id,
+      org: { id: key.org_id, slug: key.org_slug, name: key.org_name, ticket_prefix: key.org_ticket_prefix, created_at: key.org_created_at },
+      scopes: JSON.parse(key.scopes) as string[],
+    };
+  }
+
+  private touch(keyId: number, storedLastUsed: number | null, now: number): void {
+    const last = Math.max(storedLastUsed ?? 0, this.lastTouched.get(keyId) ?? 0);
+    if (now - last < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(keyId, now);
+    touchApiKey(this.ctx.store.db, keyId, now).catch(() => {
+      // A missed last_used_at update is harmless; the next request retries it.
+      this.lastTouched.delete(keyId);
+    });
+  }
+}

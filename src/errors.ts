@@ -1,0 +1,53 @@
+/**
+ * The closed list of error codes and the one place that maps them to HTTP statuses.
+ * Domain code throws AppError; the API renders it (src/api/plugins/errors.ts).
+ */
+export const ERROR_STATUS = {
+  AUTH_REQUIRED: 401,
+  INVALID_API_KEY: 401,
+  INSUFFICIENT_SCOPE: 403,
+  NOT_FOUND: 404,
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  ALREADY_EXISTS: 409,
+  LOOP_DISABLED: 409,
+  RUN_NOT_ACTIVE: 409,
+  POD_NOT_ACTIVE: 409,
+  CHANNEL_ARCHIVED: 409,
+  RUNNER_UNAVAILABLE: 409,
+  IDEMPOTENCY_MISMATCH: 409,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  PROVIDER_ERROR: 502,
+  NO_AVAILABLE_RUNNER: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: { details?: ErrorDetail[]; required_scopes?: string[]; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`);
+
+export const invalid = (field: string, message: string): AppError =>
+  new AppError('VALIDATION_FAILED', `${field} ${message}`, { details: [{ field, message: `${field} ${message}` }] });
+
+export const conflict = (code: ErrorCode, message: string): AppError => new AppError(code, message);

@@ -1,0 +1,61 @@
+import type { Executor } from './db.ts';
+import type { ApiKeyRow } from './schema.ts';
+
+export async function insertApiKey(
+  db: Executor,
+  key: Omit<ApiKeyRow, 'id' | 'revoked_at' | 'last_used_at'>,
+): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Candidates sharing a public prefix; the caller compares hashes in constant time. */
+export async function findApiKeysByPrefix(db: Executor, prefix: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('prefix', '=', prefix).execute();
+}
+
+export async function listApiKeys(db: Executor, orgId: number): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function revokeApiKey(db: Executor, orgId: number, id: number, at: number): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function findApiKey(db: Executor, orgId: number, id: number): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function touchApiKey(db: Executor, id: number, at: number): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+}
+
+export type ApiKeyWithOrg = ApiKeyRow & { org_slug: string; org_name: string; org_ticket_prefix: string; org_created_at: number };
+
+/** One round trip for authentication: the key candidates with their organization. */
+export async function findApiKeysWithOrgByPrefix(db: Executor, prefix: string): Promise<ApiKeyWithOrg[]> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
+    .selectAll('api_keys')
+    .select([
+      'orgs.slug as org_slug',
+      'orgs.name as org_name',
+      'orgs.ticket_prefix as org_ticket_prefix',
+      'orgs.created_at as org_created_at',
+    ])
+    .where('api_keys.prefix', '=', prefix)
+    .execute();
+}

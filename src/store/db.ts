@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import type { Database } from './schema.ts';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+/** A query runs on the database or inside a transaction; store functions take either. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+export interface Store {
+  readonly kind: DatabaseKind;
+  readonly db: Kysely<Database>;
+  /** PostgreSQL only: the connection string and schema, for LISTEN connections. */
+  readonly postgres?: { url: string; schema: string | null };
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) and numeric counts come back as strings by default; our ids and epoch-ms fit in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export interface OpenStoreOptions {
+  /** postgres:// URL; when absent the store is a SQLite file. */
+  databaseUrl?: string | null;
+  /** SQLite file path (default `<dataDir>/drover.sqlite`). */
+  sqlitePath?: string;
+  /** PostgreSQL schema to work in (tests give each suite its own). */
+  schema?: string | null;
+  poolSize?: number;
+}
+
+export function openStore(options: OpenStoreOptions): Store {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.schema ?? null, options.poolSize ?? 10);
+  if (!options.sqlitePath) throw new Error('openStore needs a databaseUrl or a sqlitePath');
+  return openSqlite(options.sqlitePath);
+}
+
+function openSqlite(file: string): Store {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return {
+    kind: 'sqlite',
+    db,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, schema: string | null, max: number): Store {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: schema ? `-c search_path=${schema}` : undefined,
+  });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    db,
+    postgres: { url, schema },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | null;
+  if (!e) return false;
+  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

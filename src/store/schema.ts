@@ -1,0 +1,118 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Table shapes, shared by both dialects. Times are epoch milliseconds (bigint), booleans are 0/1,
+ * and JSON values are text, so that one query layer serves SQLite and PostgreSQL alike.
+ */
+export interface OrgsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  ticket_prefix: string;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+  created_at: number;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  email: string;
+  created_at: number;
+}
+
+export interface RepositoriesTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  full_name: string;
+  provider: string;
+  url: string;
+  default_branch: string;
+  ticket_prefix: string | null;
+  api_base_url: string | null;
+  token_encrypted: string | null;
+  created_at: number;
+}
+
+export interface TicketsTable {
+  id: Generated<number>;
+  org_id: number;
+  slug: string;
+  type: string;
+  title: string;
+  description: string | null;
+  status: string;
+  priority: string;
+  /** urgent = 3 … low = 0, so the board can order by an index. */
+  priority_rank: number;
+  assignee_id: number | null;
+  repository_id: number | null;
+  labels: string;
+  parent_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TicketLabelsTable {
+  ticket_id: number;
+  org_id: number;
+  label: string;
+}
+
+export interface TicketSequencesTable {
+  org_id: number;
+  prefix: string;
+  last_number: number;
+}
+
+/** Ticket totals per (org, repository or 0, status), kept in the same transaction as the tickets. */
+export interface TicketCountsTable {
+  org_id: number;
+  repo_key: number;
+  status: string;
+  n: number;
+}
+
+export interface IdempotencyKeysTable {
+  api_key_id: number;
+  key: string;
+  method_path: string;
+  request_hash: string;
+  state: 'in_progress' | 'done';
+  status_code: number | null;
+  response_body: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  orgs: OrgsTable;
+  api_keys: ApiKeysTable;
+  users: UsersTable;
+  repositories: RepositoriesTable;
+  tickets: TicketsTable;
+  ticket_labels: TicketLabelsTable;
+  ticket_sequences: TicketSequencesTable;
+  ticket_counts: TicketCountsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}
+
+export type OrgRow = Selectable<OrgsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type UserRow = Selectable<UsersTable>;
+export type RepositoryRow = Selectable<RepositoriesTable>;
+export type TicketRow = Selectable<TicketsTable>;
+export type NewTicket = Insertable<TicketsTable>;
+export type TicketUpdate = Updateable<TicketsTable>;

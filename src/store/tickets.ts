@@ -1,0 +1,195 @@
+import { sql } from 'kysely';
+import type { Executor } from './db.ts';
+import type { NewTicket, TicketRow, TicketUpdate } from './schema.ts';
+
+export interface TicketFilter {
+  status?: string;
+  type?: string;
+  repositoryId?: number;
+  assigneeId?: number;
+  /** Tickets must carry every one of these. */
+  labels?: string[];
+}
+
+export type TicketWithParent = TicketRow & { parent_slug: string | null };
+
+/** Hands out the next number for (org, prefix); the row lock serialises concurrent creates. */
+export async function nextTicketNumber(trx: Executor, orgId: number, prefix: string): Promise<number> {
+  const row = await trx
+    .insertInto('ticket_sequences')
+    .values({ org_id: orgId, prefix, last_number: 1 })
+    .onConflict((oc) =>
+      oc.columns(['org_id', 'prefix']).doUpdateSet({ last_number: sql`ticket_sequences.last_number + 1` }),
+    )
+    .returning('last_number')
+    .executeTakeFirstOrThrow();
+  return Number(row.last_number);
+}
+
+export async function insertTicket(trx: Executor, ticket: NewTicket, labels: string[]): Promise<number> {
+  const { id } = await trx.insertInto('tickets').values(ticket).returning('id').executeTakeFirstOrThrow();
+  await replaceTicketLabels(trx, id, ticket.org_id, labels);
+  await adjustTicketCount(trx, ticket.org_id, ticket.repository_id ?? null, ticket.status, 1);
+  return id;
+}
+
+export async function replaceTicketLabels(trx: Executor, ticketId: number, orgId: number, labels: string[]): Promise<void> {
+  await trx.deleteFrom('ticket_labels').where('ticket_id', '=', ticketId).execute();
+  if (labels.length > 0) {
+    await trx
+      .insertInto('ticket_labels')
+      .values(labels.map((label) => ({ ticket_id: ticketId, org_id: orgId, label })))
+      .execute();
+  }
+}
+
+export async function adjustTicketCount(
+  trx: Executor,
+  orgId: number,
+  repositoryId: number | null,
+  status: string,
+  delta: number,
+): Promise<void> {
+  await trx
+    .insertInto('ticket_counts')
+    .values({ org_id: orgId, repo_key: repositoryId ?? 0, status, n: delta })
+    .onConflict((oc) => oc.columns(['org_id', 'repo_key', 'status']).doUpdateSet({ n: sql`ticket_counts.n + ${delta}` }))
+    .execute();
+}
+
+function withParentSlug(db: Executor) {
+  return db
+    .selectFrom('tickets as t')
+    .leftJoin('tickets as p', 'p.id', 't.parent_id')
+    .selectAll('t')
+    .select('p.slug as parent_slug');
+}
+
+export async function findTicketBySlug(db: Executor, orgId: number, slug: string): Promise<TicketWithParent | undefined> {
+  return withParentSlug(db).where('t.org_id', '=', orgId).where('t.slug', '=', slug).executeTakeFirst();
+}
+
+export async function findTicketById(db: Executor, id: number): Promise<TicketWithParent | undefined> {
+  return withParentSlug(db).where('t.id', '=', id).executeTakeFirst();
+}
+
+function filtered(db: Executor, orgId: number, filter: TicketFilter) {
+  let query = db.selectFrom('tickets').where('tickets.org_id', '=', orgId);
+  if (filter.status !== undefined) query = query.where('tickets.status', '=', filter.status);
+  if (filter.type !== undefined) query = query.where('tickets.type', '=', filter.type);
+  if (filter.repositoryId !== undefined) query = query.where('tickets.repository_id', '=', filter.repositoryId);
+  if (filter.assigneeId !== undefined) query = query.where('tickets.assignee_id', '=', filter.assigneeId);
+  const labels = filter.labels ?? [];
+  if (labels.length > 0) {
+    query = query.where('tickets.id', 'in', (eb) =>
+      eb
+        .selectFrom('ticket_labels')
+        .select('ticket_labels.ticket_id')
+        .where('ticket_labels.org_id', '=', orgId)
+        .where('ticket_labels.label', 'in', labels)
+        .groupBy('ticket_labels.ticket_id')
+        .having((h) => h.fn.countAll(), '=', labels.length),
+    );
+  }
+  return query;
+}
+
+export async function listTickets(
+  db: Executor,
+  orgId: number,
+  filter: TicketFilter,
+  page: { limit: number; offset: number },
+): Promise<TicketRow[]> {
+  return filtered(db, orgId, filter)
+    .selectAll()
+    .orderBy('tickets.created_at', 'desc')
+    .orderBy('tickets.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+/**
+ * Totals filtered only by status and/or repository come from the maintained counters,
+ * so a list or board over 100k tickets never counts rows; other filters count the matches.
+ */
+export async function countTickets(db: Executor, orgId: number, filter: TicketFilter): Promise<number> {
+  const countable = filter.type === undefined && filter.assigneeId === undefined && (filter.labels ?? []).length === 0;
+  if (countable) {
+    let query = db
+      .selectFrom('ticket_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql<number>`0`).as('n'))
+      .where('org_id', '=', orgId);
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+    if (filter.repositoryId !== undefined) query = query.where('repo_key', '=', filter.repositoryId);
+    const row = await query.executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+  const row = await filtered(db, orgId, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countsByStatus(db: Executor, orgId: number, repositoryId?: number): Promise<Map<string, number>> {
+  let query = db
+    .selectFrom('ticket_counts')
+    .select(['status', (eb) => eb.fn.sum<number>('n').as('n')])
+    .where('org_id', '=', orgId)
+    .groupBy('status');
+  if (repositoryId !== undefined) query = query.where('repo_key', '=', repositoryId);
+  const rows = await query.execute();
+  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+export type BoardTicketRow = Pick<TicketRow, 'id' | 'slug' | 'title' | 'type' | 'priority' | 'assignee_id'>;
+
+/** The top of one board column, read straight off the board index. */
+export async function boardColumn(
+  db: Executor,
+  orgId: number,
+  status: string,
+  limit: number,
+  repositoryId?: number,
+): Promise<BoardTicketRow[]> {
+  let query = db
+    .selectFrom('tickets')
+    .select(['id', 'slug', 'title', 'type', 'priority', 'assignee_id'])
+    .where('org_id', '=', orgId);
+  if (repositoryId !== undefined) query = query.where('repository_id', '=', repositoryId);
+  return query
+    .where('status', '=', status)
+    .orderBy('priority_rank', 'desc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function updateTicket(trx: Executor, id: number, patch: TicketUpdate): Promise<void> {
+  await trx.updateTable('tickets').set(patch).where('id', '=', id).execute();
+}
+
+/** The parent ids above a ticket, nearest first (bounded, in case of a corrupt chain). */
+export async function ancestorIds(db: Executor, ticketId: number, max = 10_000): Promise<number[]> {
+  const chain: number[] = [];
+  let current: number | null = ticketId;
+  while (current !== null && chain.length < max) {
+    const row: { parent_id: number | null } | undefined = await db
+      .selectFrom('tickets')
+      .select('parent_id')
+      .where('id', '=', current)
+      .executeTakeFirst();
+    current = row?.parent_id ?? null;
+    if (current !== null) chain.push(current);
+  }
+  return chain;
+}
+
+/** Deletes one ticket; its children stay, detached. */
+export async function deleteTicket(trx: Executor, ticket: TicketRow): Promise<void> {
+  await trx.updateTable('tickets').set({ parent_id: null }).where('parent_id', '=', ticket.id).execute();
+  await trx.deleteFrom('ticket_labels').where('ticket_id', '=', ticket.id).execute();
+  await trx.deleteFrom('tickets').where('id', '=', ticket.id).execute();
+  await adjustTicketCount(trx, ticket.org_id, ticket.repository_id, ticket.status, -1);
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import * as admin from '../../src/domain/admin/service.ts';
+import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import type { DomainContext } from '../../src/domain/context.ts';
+import type { DatabaseKind, Store } from '../../src/store/db.ts';
+import type { OrgRow } from '../../src/store/schema.ts';
+import { createTestStore } from './databases.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestApp {
+  kind: DatabaseKind;
+  app: FastifyInstance;
+  store: Store;
+  ctx: DomainContext;
+  org: OrgRow;
+  /** A key holding every scope in `org`. */
+  key: string;
+  /** Issues another key in `org` (or another org). */
+  issueKey(scopes: readonly Scope[], options?: { org?: OrgRow; expiresAt?: string }): Promise<{ id: number; key: string }>;
+  createOrg(slug: string, ticketPrefix?: string): Promise<OrgRow>;
+  /** Injects a request carrying `key` (X-API-Key) unless headers say otherwise. */
+  request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
+  /** `/api/v1/ext/orgs/<org slug>` + path. */
+  path(path: string, org?: string): string;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(kind: DatabaseKind, options: { rateLimitPerMinute?: number; now?: () => number } = {}): Promise<TestApp> {
+  const { store, cleanup } = await createTestStore(kind);
+  const now = options.now ?? Date.now;
+  const ctx: DomainContext = { store, now };
+  const app = await buildApp({ store, adminToken: ADMIN_TOKEN, rateLimitPerMinute: options.rateLimitPerMinute ?? 0, now });
+  const org = await admin.createOrg(ctx, { slug: 'acme', name: 'Acme' });
+  const issueKey: TestApp['issueKey'] = async (scopes, opts = {}) => {
+    const { apiKey, key } = await admin.issueApiKey(ctx, store.db, (opts.org ?? org).id, {
+      name: 'test',
+      scopes,
+      expires_at: opts.expiresAt,
+    });
+    return { id: apiKey.id, key };
+  };
+  const { key } = await issueKey(SCOPES);
+  return {
+    kind,
+    app,
+    store,
+    ctx,
+    org,
+    key,
+    issueKey,
+    createOrg: (slug, ticketPrefix) => admin.createOrg(ctx, { slug, name: slug, ticket_prefix: ticketPrefix }),
+    request: ({ key: requestKey, headers, ...rest }) => {
+      const auth = requestKey === null ? {} : { 'x-api-key': requestKey ?? key };
+      return app.inject({ ...rest, headers: { ...auth, ...headers } });
+    },
+    path: (p, orgSlug = org.slug) => `/api/v1/ext/orgs/${orgSlug}${p}`,
+    async close() {
+      await app.close();
+      await cleanup();
+    },
+  };
+}
