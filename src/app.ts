@@ -8,15 +8,29 @@ import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './api/plugins/json-body.ts';
 import { RateLimiter } from './api/plugins/rate-limit.ts';
 import { registerDocsUi, registerOpenApi } from './api/openapi.ts';
+import websocket from '@fastify/websocket';
 import { adminRoutes } from './api/routes/admin.ts';
+import { adminRunnerRoutes } from './api/routes/admin-runners.ts';
+import { podRoutes } from './api/routes/pods.ts';
+import { runnerRoutes } from './api/routes/runners.ts';
+import * as podSchemas from './api/schemas/pods.ts';
+import { RunnerGateway } from './gateway/links.ts';
+import { InProcessNotifier, type RunnerNotifier } from './gateway/notifier.ts';
+import { runnerLinkRoutes } from './gateway/routes.ts';
+import { channelRoutes } from './api/routes/channels.ts';
+import { adminRepositoryRoutes } from './api/routes/admin-repositories.ts';
 import { healthRoutes } from './api/routes/health.ts';
+import { repositoryRoutes } from './api/routes/repositories.ts';
 import { ticketRoutes } from './api/routes/tickets.ts';
 import * as adminSchemas from './api/schemas/admin.ts';
+import * as channelSchemas from './api/schemas/channels.ts';
 import { ErrorBody } from './api/schemas/common.ts';
+import * as repositorySchemas from './api/schemas/repositories.ts';
 import * as ticketSchemas from './api/schemas/tickets.ts';
 import { validatorCompiler } from './api/validation.ts';
 import { Authenticator } from './domain/auth/authenticate.ts';
 import type { DomainContext } from './domain/context.ts';
+import type { SecretBox } from './domain/secrets.ts';
 import type { Store } from './store/db.ts';
 
 export interface AppOptions {
@@ -26,6 +40,20 @@ export interface AppOptions {
   /** A pino logger; tests run without one. */
   logger?: FastifyBaseLogger;
   now?: () => number;
+  /** Encrypts stored repository tokens; without it, registering a repository with a token fails. */
+  secrets?: SecretBox;
+  /** Budget of one Git provider call (default 10 s). */
+  providerTimeoutMs?: number;
+  /** Carries "runner N has work" between replicas (default: in-process, for one replica). */
+  notifier?: RunnerNotifier;
+  /** The base URL agents call back on (DROVER_PUBLIC_URL); default: the address the server listens on. */
+  publicUrl?: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    drover: { ctx: DomainContext; gateway: RunnerGateway };
+  }
 }
 
 /** Query-string values that must never reach a log line. */
@@ -43,7 +71,14 @@ export const ORG_PREFIX = '/api/v1/ext/orgs/:org';
 
 /** Builds the whole HTTP app without listening: the server and the tests share it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const ctx: DomainContext = { store: options.store, now: options.now ?? Date.now };
+  const notifier = options.notifier ?? new InProcessNotifier();
+  const ctx: DomainContext = {
+    store: options.store,
+    now: options.now ?? Date.now,
+    secrets: options.secrets,
+    providerTimeoutMs: options.providerTimeoutMs,
+    wakeRunner: (runnerId) => gateway.wake(runnerId),
+  };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // One line per request, written by our onResponse hook with secrets redacted.
@@ -53,12 +88,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? app.listeningOrigin, app.log);
+  app.decorate('drover', { ctx, gateway });
+  app.addHook('onClose', async () => {
+    await gateway.close();
+    await notifier.close();
+  });
+
   app.setValidatorCompiler(validatorCompiler);
+  await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } });
+  for (const schema of [repositorySchemas.Repository, repositorySchemas.AdminRepository, repositorySchemas.MergeRequest]) app.addSchema(schema);
   registerErrorHandling(app);
   registerJsonBody(app);
   for (const schema of [ErrorBody, ticketSchemas.Ticket, ticketSchemas.TicketListItem, ticketSchemas.BoardTicket, adminSchemas.Org, adminSchemas.ApiKey, adminSchemas.User]) {
     app.addSchema(schema);
   }
+  for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
+  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner]) app.addSchema(schema);
   await registerOpenApi(app);
 
   app.decorateRequest('principal', null as never);
@@ -78,9 +124,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (admin) => {
       registerAdminAuth(admin, options.adminToken);
       await admin.register(adminRoutes(ctx));
+      await admin.register(adminRepositoryRoutes(ctx));
+      await admin.register(adminRunnerRoutes(ctx));
     },
     { prefix: '/api/v1/admin' },
   );
+  await app.register(runnerLinkRoutes(ctx, gateway), { prefix: '/api/v1/runner' });
 
   const authenticator = new Authenticator(ctx);
   const rateLimiter = new RateLimiter(options.rateLimitPerMinute);
@@ -89,6 +138,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerOrgAuth(orgScoped, { authenticator, rateLimiter });
       registerIdempotency(orgScoped, ctx);
       await orgScoped.register(ticketRoutes(ctx));
+      await orgScoped.register(channelRoutes(ctx));
+      await orgScoped.register(repositoryRoutes(ctx));
+      await orgScoped.register(podRoutes(ctx));
+      await orgScoped.register(runnerRoutes(ctx));
     },
     { prefix: ORG_PREFIX },
   );

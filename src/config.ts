@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseSecretKey } from './domain/secrets.ts';
 
 /** Everything `drover serve` can be told, from flags first and the environment second. */
 export interface ServerConfig {
@@ -11,6 +12,18 @@ export interface ServerConfig {
   readonly rateLimitPerMinute: number;
   readonly logLevel: string;
   readonly publicUrl: string | null;
+  /** DROVER_SECRET_KEY (32 bytes, base64 or hex), checked here; null: `<data dir>/secret-key`. */
+  readonly secretKey: string | null;
+  /** DROVER_PROVIDER_TIMEOUT_MS: budget of one Git provider call, every page included. */
+  readonly providerTimeoutMs: number;
+  /** DROVER_LOCAL_RUNNER_MAX_PODS: slots of the in-process runner. */
+  readonly localRunnerMaxPods: number;
+  /** DROVER_POD_ORPHAN_GRACE_SECONDS: runner silence before its pods are `orphaned` (120). */
+  readonly orphanGraceMs: number;
+  /** DROVER_POD_ORPHAN_FAIL_SECONDS: runner silence before orphaned pods are `failed` (3600). */
+  readonly orphanFailMs: number;
+  /** DROVER_SWEEP_INTERVAL_MS: how often liveness and deadlines are checked (5000). */
+  readonly sweepIntervalMs: number;
 }
 
 export interface ServeFlags {
@@ -43,15 +56,24 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
   }
   const port = intFrom('port', flags.port ?? env.DROVER_PORT, 7070, 0);
   if (port > 65535) throw new Error(`port must be at most 65535, got ${port}`);
+  const secretKey = env.DROVER_SECRET_KEY?.trim() || null;
+  if (secretKey) parseSecretKey(secretKey); // a bad key stops the start with a clear message
   return Object.freeze({
     host: flags.host ?? env.DROVER_HOST ?? '127.0.0.1',
     port,
     dataDir: path.resolve(flags['data-dir'] ?? env.DROVER_DATA_DIR ?? './.drover'),
     databaseUrl,
-    localRunner: flags['no-local-runner'] ? false : boolFrom('DROVER_LOCAL_RUNNER', env.DROVER_LOCAL_RUNNER, true),
+    // On by default with the embedded store; with PostgreSQL (replicas) only when asked for.
+    localRunner: flags['no-local-runner'] ? false : boolFrom('DROVER_LOCAL_RUNNER', env.DROVER_LOCAL_RUNNER, databaseUrl === null),
     adminToken: env.DROVER_ADMIN_TOKEN?.trim() || null,
     rateLimitPerMinute: intFrom('DROVER_RATE_LIMIT_PER_MINUTE', env.DROVER_RATE_LIMIT_PER_MINUTE, 1200, 0),
     logLevel: env.DROVER_LOG_LEVEL ?? 'info',
     publicUrl: env.DROVER_PUBLIC_URL?.trim() || null,
+    secretKey,
+    providerTimeoutMs: intFrom('DROVER_PROVIDER_TIMEOUT_MS', env.DROVER_PROVIDER_TIMEOUT_MS, 10_000, 1),
+    localRunnerMaxPods: intFrom('DROVER_LOCAL_RUNNER_MAX_PODS', env.DROVER_LOCAL_RUNNER_MAX_PODS, 4, 1),
+    orphanGraceMs: intFrom('DROVER_POD_ORPHAN_GRACE_SECONDS', env.DROVER_POD_ORPHAN_GRACE_SECONDS, 120, 1) * 1000,
+    orphanFailMs: intFrom('DROVER_POD_ORPHAN_FAIL_SECONDS', env.DROVER_POD_ORPHAN_FAIL_SECONDS, 3600, 1) * 1000,
+    sweepIntervalMs: intFrom('DROVER_SWEEP_INTERVAL_MS', env.DROVER_SWEEP_INTERVAL_MS, 5000, 100),
   });
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { adminUsage, runAdmin } from './cli/admin.ts';
 import { loadServerConfig } from './config.ts';
+import { runRunner } from './cli/runner.ts';
 import { startServer } from './server.ts';
 
 const USAGE = `drover: a control plane for AI coding agents
@@ -8,8 +9,10 @@ const USAGE = `drover: a control plane for AI coding agents
 Usage:
   drover serve [--host H] [--port P] [--data-dir D] [--no-local-runner]
       run the server (SQLite in the data directory unless DATABASE_URL=postgres://… is set)
+  drover runner --server <url> --token <registration token> [--name N] [--labels a,b] [--max-pods N] [--work-dir DIR]
+      run a runner: it registers once, then keeps its own credential in the work dir
   drover admin <resource> <action> [flags]
-      organizations, API keys and users (drover admin --help)
+      organizations, API keys, users and repositories (drover admin --help)
   drover --version`;
 
 export async function main(argv: string[]): Promise<void> {
@@ -27,6 +30,22 @@ export async function main(argv: string[]): Promise<void> {
       });
       const config = loadServerConfig(values);
       await startServer(config, { handleSignals: true });
+      return;
+    }
+    case 'runner': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          server: { type: 'string' },
+          token: { type: 'string' },
+          name: { type: 'string' },
+          labels: { type: 'string' },
+          'max-pods': { type: 'string' },
+          'work-dir': { type: 'string' },
+          'drain-seconds': { type: 'string' },
+        },
+      });
+      await runRunner(values);
       return;
     }
     case 'admin': {

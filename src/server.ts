@@ -7,8 +7,12 @@ import type { ServerConfig } from './config.ts';
 import { bootstrapIfEmpty } from './domain/admin/bootstrap.ts';
 import { randomBase62 } from './domain/auth/keys.ts';
 import type { DomainContext } from './domain/context.ts';
+import { SecretBox, resolveSecretKey } from './domain/secrets.ts';
 import { Housekeeping } from './scheduler/housekeeping.ts';
 import { openStore } from './store/db.ts';
+import { createNotifier } from './gateway/notifier.ts';
+import { startLocalRunner } from './runner/local.ts';
+import { LivenessSweeper } from './scheduler/liveness.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
 export interface RunningServer {
@@ -36,8 +40,16 @@ export async function startServer(config: ServerConfig, options: { handleSignals
 
   const store = openStore({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'drover.sqlite') });
   await migrateToLatest(store);
-  const ctx: DomainContext = { store, now: Date.now };
   const adminToken = resolveAdminToken(config, announce);
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
+  if (secretKey.generated) {
+    announce(
+      `Generated the key that encrypts stored repository tokens in ${secretKey.generated}; back it up, ` +
+        'and give every replica the same key through DROVER_SECRET_KEY',
+    );
+  }
+  const secrets = new SecretBox(secretKey.key);
+  const ctx: DomainContext = { store, now: Date.now, secrets, providerTimeoutMs: config.providerTimeoutMs };
 
   const bootstrap = await bootstrapIfEmpty(ctx);
   if (bootstrap) {
@@ -46,19 +58,41 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     announce(`Created organization "${bootstrap.org}" and an API key with every scope (shown once; also in ${file}): ${bootstrap.key}`);
   }
 
-  const app = await buildApp({ store, adminToken, rateLimitPerMinute: config.rateLimitPerMinute, logger });
+  const notifier = await createNotifier(store, (error) => logger.warn({ err: error }, 'runner notifications: connection lost'));
+  const app = await buildApp({
+    store,
+    adminToken,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    logger,
+    secrets,
+    providerTimeoutMs: config.providerTimeoutMs,
+    notifier,
+    publicUrl: config.publicUrl,
+  });
   const housekeeping = new Housekeeping(ctx, app.log);
   housekeeping.start();
+  const sweeper = new LivenessSweeper(
+    app.drover.ctx,
+    { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs },
+    app.log,
+  );
+  sweeper.start();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   announce(`Drover listening on ${url} (${store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`);
+  const localRunner = config.localRunner
+    ? await startLocalRunner(app.drover.ctx, { dataDir: config.dataDir, serverUrl: url, maxPods: config.localRunnerMaxPods, log: (line) => app.log.info(line) })
+    : null;
+  if (localRunner) announce(`Local runner ${localRunner.runnerId} connected (work dir ${path.join(config.dataDir, 'runner')})`);
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      await localRunner?.shutdown();
       housekeeping.stop();
+      await sweeper.stop();
       await app.close(); // stops accepting, lets in-flight requests finish
       await store.close();
     })());

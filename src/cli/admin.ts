@@ -10,11 +10,20 @@ interface AdminCommand {
   optional?: string[];
   method: 'GET' | 'POST' | 'DELETE';
   path(flags: Flags): string;
-  body?(flags: Flags): Record<string, unknown>;
+  body?(flags: Flags, env: NodeJS.ProcessEnv): Record<string, unknown>;
 }
 
 const org = (f: Flags) => encodeURIComponent(f.org!);
 const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+
+/** `--token` as given, or the value of the environment variable named by `--token-env`. */
+function repositoryToken(f: Flags, env: NodeJS.ProcessEnv): string | undefined {
+  if (f.token !== undefined && f['token-env'] !== undefined) throw new Error('give --token or --token-env, not both');
+  if (f['token-env'] === undefined) return f.token;
+  const value = env[f['token-env']];
+  if (!value) throw new Error(`--token-env: the environment variable ${f['token-env']} is not set`);
+  return value;
+}
 
 /** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of contract §2. */
 export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
@@ -50,6 +59,24 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     body: (f) => ({ name: f.name, email: f.email }),
   },
   'users list': { summary: 'list users', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/users` },
+  'repositories create': {
+    summary: 'register a repository (provider: github, gitlab, gitea or git); --token-env NAME reads the token from $NAME, keeping it out of argv',
+    required: ['org', 'name', 'full-name', 'provider', 'url'],
+    optional: ['default-branch', 'ticket-prefix', 'api-base-url', 'token', 'token-env'],
+    method: 'POST',
+    path: (f) => `/orgs/${org(f)}/repositories`,
+    body: (f, env) => ({
+      name: f.name,
+      full_name: f['full-name'],
+      provider: f.provider,
+      url: f.url,
+      default_branch: f['default-branch'],
+      ticket_prefix: f['ticket-prefix'],
+      api_base_url: f['api-base-url'],
+      token: repositoryToken(f, env),
+    }),
+  },
+  'repositories list': { summary: 'list repositories', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/repositories` },
 };
 
 export function adminUsage(): string {
@@ -97,7 +124,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   }
   try {
     const server = (flags.server ?? env.DROVER_SERVER_URL ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
-    const body = command.body ? JSON.stringify(command.body(flags)) : undefined;
+    const body = command.body ? JSON.stringify(command.body(flags, env)) : undefined;
     const response = await fetch(`${server}/api/v1/admin${command.path(flags)}`, {
       method: command.method,
       headers: { authorization: `Bearer ${adminToken(flags, env)}`, ...(body ? { 'content-type': 'application/json' } : {}) },

@@ -1,7 +1,19 @@
 import type { Store } from '../store/db.ts';
+import type { SecretBox } from './secrets.ts';
 
 /** What domain services need from the outside world, passed explicitly. */
 export interface DomainContext {
   readonly store: Store;
   readonly now: () => number;
+  /**
+   * Encrypts secrets kept in the database (repository tokens). `drover serve` always sets it;
+   * contexts that never touch such secrets (seeding, store tests) may leave it out.
+   */
+  readonly secrets?: SecretBox;
+  /** Time budget of one call to a Git provider (all pages); default 10 s. */
+  readonly providerTimeoutMs?: number;
+  /** Asks whichever replica holds the runner's socket to bring it to the stored desired state now. */
+  readonly wakeRunner?: (runnerId: number) => Promise<void>;
+  /** Called once a pod has ended, whatever ended it (loops follow their runs' pods through this). */
+  readonly podEnded?: (podId: number) => Promise<void>;
 }

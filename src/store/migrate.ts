@@ -1,12 +1,29 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './db.ts';
 import { foundation } from './migrations/0001_foundation.ts';
+import { channels } from './migrations/0002_channels.ts';
+import { repositories } from './migrations/0003_repositories.ts';
+import { runnersAndPods } from './migrations/0004_runners_pods.ts';
 
 /** Migrations in order; names are fixed once released. */
 function migrationsFor(store: Store): Record<string, Migration> {
   return {
     '0001_foundation': foundation(store.kind),
+    '0002_channels': channels(store.kind),
+    '0003_repositories': repositories(),
+    '0004_runners_pods': runnersAndPods(store.kind),
   };
+}
+
+/**
+ * PostgreSQL: the schema we work in. Without it Kysely's migrator looks for its bookkeeping tables
+ * in every schema of the database, so another schema's (another app's, a concurrent or crashed test
+ * suite's) would be taken for ours and ours never created.
+ */
+async function ownSchema(store: Store): Promise<string | undefined> {
+  if (store.kind !== 'postgres') return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(store.db);
+  return rows[0]?.schema ?? undefined;
 }
 
 /**
@@ -15,7 +32,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
  */
 export async function migrateToLatest(store: Store): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(store) };
-  const migrator = new Migrator({ db: store.db, provider });
+  const migrator = new Migrator({ db: store.db, provider, migrationTableSchema: await ownSchema(store) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

@@ -1,6 +1,26 @@
+import type { Insertable } from 'kysely';
 import type { Executor } from './db.ts';
-import type { RepositoryRow } from './schema.ts';
+import type { RepositoriesTable, RepositoryRow } from './schema.ts';
 
 export async function findRepository(db: Executor, orgId: number, id: number): Promise<RepositoryRow | undefined> {
   return db.selectFrom('repositories').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertRepository(db: Executor, repository: Insertable<RepositoriesTable>): Promise<RepositoryRow> {
+  return db.insertInto('repositories').values(repository).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Newest first. */
+export async function listRepositories(db: Executor, orgId: number): Promise<RepositoryRow[]> {
+  return db
+    .selectFrom('repositories')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function findRepositoryByName(db: Executor, orgId: number, name: string): Promise<RepositoryRow | undefined> {
+  return db.selectFrom('repositories').selectAll().where('org_id', '=', orgId).where('name', '=', name).executeTakeFirst();
 }

@@ -1,3 +1,4 @@
+import type { CustomAgentsTable, PodOutputTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
@@ -97,6 +98,32 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface ChannelsTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  /** `name` lower-cased; unique per org. */
+  name_key: string;
+  description: string | null;
+  repository_id: number | null;
+  /** The ticket's canonical (upper-case) slug. */
+  ticket_slug: string | null;
+  document: string | null;
+  archived: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChannelMessagesTable {
+  id: Generated<number>;
+  org_id: number;
+  channel_id: number;
+  content: string;
+  sender_type: 'api' | 'agent' | 'system';
+  pod_key: string | null;
+  created_at: number;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_keys: ApiKeysTable;
@@ -107,6 +134,13 @@ export interface Database {
   ticket_sequences: TicketSequencesTable;
   ticket_counts: TicketCountsTable;
   idempotency_keys: IdempotencyKeysTable;
+  channels: ChannelsTable;
+  channel_messages: ChannelMessagesTable;
+  runner_tokens: RunnerTokensTable;
+  runners: RunnersTable;
+  custom_agents: CustomAgentsTable;
+  pods: PodsTable;
+  pod_output: PodOutputTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -116,3 +150,8 @@ export type RepositoryRow = Selectable<RepositoriesTable>;
 export type TicketRow = Selectable<TicketsTable>;
 export type NewTicket = Insertable<TicketsTable>;
 export type TicketUpdate = Updateable<TicketsTable>;
+export type ChannelRow = Selectable<ChannelsTable>;
+export type NewChannel = Insertable<ChannelsTable>;
+export type ChannelUpdate = Updateable<ChannelsTable>;
+export type ChannelMessageRow = Selectable<ChannelMessagesTable>;
+export type NewChannelMessage = Insertable<ChannelMessagesTable>;

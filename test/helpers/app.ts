@@ -1,8 +1,10 @@
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import crypto from 'node:crypto';
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
+import { SecretBox } from '../../src/domain/secrets.ts';
 import type { DatabaseKind, Store } from '../../src/store/db.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { createTestStore } from './databases.ts';
@@ -14,6 +16,8 @@ export interface TestApp {
   app: FastifyInstance;
   store: Store;
   ctx: DomainContext;
+  /** The app's secret box (a random key per test app), to read encrypted columns. */
+  secrets: SecretBox;
   org: OrgRow;
   /** A key holding every scope in `org`. */
   key: string;
@@ -27,11 +31,29 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(kind: DatabaseKind, options: { rateLimitPerMinute?: number; now?: () => number } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  rateLimitPerMinute?: number;
+  now?: () => number;
+  /** Budget of Git provider calls (default: the app's default, 10 s). */
+  providerTimeoutMs?: number;
+  logger?: FastifyBaseLogger;
+}
+
+export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
   const { store, cleanup } = await createTestStore(kind);
   const now = options.now ?? Date.now;
-  const ctx: DomainContext = { store, now };
-  const app = await buildApp({ store, adminToken: ADMIN_TOKEN, rateLimitPerMinute: options.rateLimitPerMinute ?? 0, now });
+  const secrets = new SecretBox(crypto.randomBytes(32));
+  const { providerTimeoutMs, logger } = options;
+  const ctx: DomainContext = { store, now, secrets, providerTimeoutMs };
+  const app = await buildApp({
+    store,
+    adminToken: ADMIN_TOKEN,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
+    now,
+    secrets,
+    providerTimeoutMs,
+    logger,
+  });
   const org = await admin.createOrg(ctx, { slug: 'acme', name: 'Acme' });
   const issueKey: TestApp['issueKey'] = async (scopes, opts = {}) => {
     const { apiKey, key } = await admin.issueApiKey(ctx, store.db, (opts.org ?? org).id, {
@@ -47,6 +69,7 @@ export async function startTestApp(kind: DatabaseKind, options: { rateLimitPerMi
     app,
     store,
     ctx,
+    secrets,
     org,
     key,
     issueKey,

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { SCOPES } from '../../domain/auth/scopes.ts';
 import { TICKET_PREFIX_PATTERN } from '../../domain/tickets/model.ts';
-import { Nullable, Timestamp } from './common.ts';
+import { Id, Nullable, Timestamp } from './common.ts';
 
 export const OrgSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$', description: 'lower-case letters, digits and -, 2–63 characters' });
 export const TicketPrefix = Type.String({ pattern: TICKET_PREFIX_PATTERN, description: 'upper-case, 1–10 characters, starting with a letter' });
@@ -48,4 +48,4 @@ export const CreateUserBody = Type.Object(
 );
 
 export const AdminOrgParams = Type.Object({ org: Type.String({ maxLength: 64 }) });
-export const AdminKeyParams = Type.Object({ org: Type.String({ maxLength: 64 }), id: Type.Integer({ minimum: 1 }) });
+export const AdminKeyParams = Type.Object({ org: Type.String({ maxLength: 64 }), id: Id });

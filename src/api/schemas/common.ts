@@ -8,7 +8,7 @@ export function Nullable<T extends TSchema>(schema: T) {
 }
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
-export const Id = Type.Integer({ minimum: 1 });
+export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export const ErrorBody = Type.Object(
   {

@@ -1,16 +1,23 @@
 import { AppError } from '../../errors.ts';
 import { findApiKeysWithOrgByPrefix, touchApiKey } from '../../store/api-keys.ts';
 import type { OrgRow } from '../../store/schema.ts';
+import { findOrgById } from '../../store/orgs.ts';
+import { findPodsByTokenPrefix } from '../../store/pods.ts';
+import { ACTIVE_STATUSES, POD_TOKEN_PREFIX_LENGTH, POD_TOKEN_SCOPES } from '../pods/model.ts';
 import type { DomainContext } from '../context.ts';
 import { hashSecret, keyPrefix, looksLikeApiKey, sameHash } from './keys.ts';
 
-/** Who is calling: the key, its organization and what it may do. */
-export interface Principal {
-  readonly kind: 'api_key';
-  readonly keyId: number;
-  readonly org: OrgRow;
-  readonly scopes: readonly string[];
-}
+/** Who is calling: an API key or a pod's token, its organization and what it may do. */
+export type Principal =
+  | { readonly kind: 'api_key'; readonly keyId: number; readonly org: OrgRow; readonly scopes: readonly string[] }
+  | {
+      readonly kind: 'pod';
+      /** Negative pod id: pod tokens share the per-caller tables (rate limit, idempotency) with keys. */
+      readonly keyId: number;
+      readonly podKey: string;
+      readonly org: OrgRow;
+      readonly scopes: readonly string[];
+    };
 
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -24,6 +31,7 @@ export class Authenticator {
   constructor(private readonly ctx: DomainContext) {}
 
   async authenticate(presented: string): Promise<Principal> {
+    if (presented.startsWith('drvpod_')) return this.authenticatePod(presented);
     if (!looksLikeApiKey(presented)) throw new AppError('INVALID_API_KEY', 'the API key is not valid');
     const hash = hashSecret(presented);
     const candidates = await findApiKeysWithOrgByPrefix(this.ctx.store.db, keyPrefix(presented));
@@ -39,6 +47,18 @@ export class Authenticator {
       org: { id: key.org_id, slug: key.org_slug, name: key.org_name, ticket_prefix: key.org_ticket_prefix, created_at: key.org_created_at },
       scopes: JSON.parse(key.scopes) as string[],
     };
+  }
+
+  /** A pod's token works while its pod is active, with the pod scopes only. */
+  private async authenticatePod(presented: string): Promise<Principal> {
+    const hash = hashSecret(presented);
+    const candidates = await findPodsByTokenPrefix(this.ctx.store.db, presented.slice(0, POD_TOKEN_PREFIX_LENGTH));
+    const pod = candidates.find((c) => sameHash(c.token_hash, hash));
+    if (!pod) throw new AppError('INVALID_API_KEY', 'the pod token is not valid');
+    if (!ACTIVE_STATUSES.includes(pod.status)) throw new AppError('INVALID_API_KEY', 'the pod token stopped working when its pod ended');
+    const org = await findOrgById(this.ctx.store.db, pod.org_id);
+    if (!org) throw new AppError('INVALID_API_KEY', 'the pod token is not valid');
+    return { kind: 'pod', keyId: -pod.id, podKey: pod.key, org, scopes: POD_TOKEN_SCOPES };
   }
 
   private touch(keyId: number, storedLastUsed: number | null, now: number): void {

@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { DomainContext } from '../../domain/context.ts';
+import * as admin from '../../domain/repositories/admin.ts';
+import type { RepositoryRow } from '../../store/schema.ts';
+import { AdminOrgParams } from '../schemas/admin.ts';
+import { errorResponses } from '../schemas/common.ts';
+import * as s from '../schemas/repositories.ts';
+import { presentRepository } from './repositories.ts';
+
+const tags = ['Administration'];
+const security = [{ adminToken: [] }];
+
+/** The admin view: configuration included, the token only as `has_token`. */
+const presentAdminRepository = (row: RepositoryRow) => ({
+  ...presentRepository(row),
+  ticket_prefix: row.ticket_prefix,
+  api_base_url: row.api_base_url,
+  has_token: row.token_encrypted !== null,
+});
+
+export const adminRepositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
+  async function administerRepositories(app) {
+    app.post(
+      '/orgs/:org/repositories',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'Register a repository; its token (for merge requests) is stored encrypted and never returned',
+          params: AdminOrgParams,
+          body: s.CreateRepositoryBody,
+          response: { 201: s.AdminRepositoryEnvelope, ...errorResponses(409) },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send({ repository: presentAdminRepository(await admin.createRepository(ctx, request.params.org, request.body)) }),
+    );
+
+    app.get(
+      '/orgs/:org/repositories',
+      {
+        schema: {
+          tags,
+          security,
+          summary: 'List repositories with their configuration (never the token)',
+          params: AdminOrgParams,
+          response: { 200: s.AdminRepositoryList, ...errorResponses() },
+        },
+      },
+      async (request) => ({ repositories: (await admin.listOrgRepositories(ctx, request.params.org)).map(presentAdminRepository) }),
+    );
+  };

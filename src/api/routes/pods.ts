@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DomainContext } from '../../domain/context.ts';
+import type { PodConfig } from '../../domain/pods/model.ts';
+import * as service from '../../domain/pods/service.ts';
+import type { PodRow } from '../../store/schema-runners.ts';
+import { MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
+import * as s from '../schemas/pods.ts';
+
+const tags = ['Pods'];
+
+export function podListItem(pod: PodRow) {
+  return {
+    key: pod.key,
+    status: pod.status,
+    agent_slug: pod.agent_slug,
+    runner_id: pod.runner_id,
+    prompt: pod.prompt,
+    repository_id: pod.repository_id,
+    branch: pod.branch,
+    created_at: iso(pod.created_at),
+    updated_at: iso(pod.updated_at),
+  };
+}
+
+function podDetail(pod: PodRow) {
+  const config = JSON.parse(pod.config) as PodConfig;
+  return {
+    ...podListItem(pod),
+    ticket_slug: pod.ticket_slug,
+    channel_id: pod.channel_id,
+    sandbox_type: config.sandbox_type,
+    auto_close: config.auto_close,
+    pod_timeout_minutes: config.pod_timeout_minutes,
+    max_turns: config.max_turns,
+    mode: pod.mode,
+    alias: pod.alias,
+    error_message: pod.error_message,
+    exit_code: pod.exit_code,
+    started_at: isoOrNull(pod.started_at),
+    finished_at: isoOrNull(pod.finished_at),
+  };
+}
+
+export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
+  async function podsApi(app) {
+    app.get(
+      '/pods',
+      {
+        config: { scope: 'pods:read' },
+        schema: { tags, summary: 'List pods, newest first', params: OrgParams, querystring: s.ListPodsQuery, response: { 200: Type.Object({ pods: Type.Array(Type.Ref('PodListItem')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } },
+      },
+      async (request) => {
+        const limit = clampLimit(request.query.limit ?? 20, 100);
+        const offset = request.query.offset ?? 0;
+        const { rows, total } = await service.listPods(ctx, request.principal.org.id, { status: request.query.status }, { limit, offset });
+        return { pods: rows.map(podListItem), total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/pods/:key',
+      { config: { scope: 'pods:read' }, schema: { tags, summary: 'Get a pod', params: s.PodParams, response: { 200: Type.Object({ pod: Type.Ref('Pod') }), ...errorResponses() } } },
+      async (request) => ({ pod: podDetail(await service.getPod(ctx, request.principal.org.id, request.params.key)) }),
+    );
+
+    app.get(
+      '/pods/:key/output',
+      {
+        config: { scope: 'pods:read' },
+        schema: { tags, summary: "The agent's combined output (the last 1 MiB is kept)", params: s.PodParams, querystring: s.OutputQuery, response: { 200: Type.Object({ output: Type.String(), truncated: Type.Boolean(), total_bytes: Type.Integer() }), ...errorResponses() } },
+      },
+      async (request) => service.readOutput(ctx, request.principal.org.id, request.params.key, request.query.tail_bytes),
+    );
+
+    app.post(
+      '/pods',
+      {
+        config: { scope: 'pods:write', idempotent: true },
+        schema: { tags, summary: 'Create a pod: an agent run on a runner', params: OrgParams, body: s.CreatePodBody, response: { 201: s.CreatedPod, ...errorResponses(409, 503) } },
+      },
+      async (request, reply) => {
+        const pod = await service.createPod(ctx, request.principal.org, request.body);
+        return reply.code(201).send({ pod: { pod_key: pod.key, status: pod.status, agent_slug: pod.agent_slug, created_at: iso(pod.created_at) } });
+      },
+    );
+
+    app.post(
+      '/pods/:key/terminate',
+      { config: { scope: 'pods:write' }, schema: { tags, summary: 'Terminate an active pod', params: s.PodParams, response: { 200: MessageBody, ...errorResponses(409) } } },
+      async (request) => {
+        const pod = await service.terminatePod(ctx, request.principal.org.id, request.params.key);
+        return { message: `Pod ${pod.key} terminated.` };
+      },
+    );
+  };

@@ -1,0 +1,89 @@
+import { Type } from 'typebox';
+import { POD_STATUSES } from '../../domain/pods/model.ts';
+import { Id, Limit, Nullable, Offset, OrgParams, Timestamp } from './common.ts';
+
+export const PodStatus = Type.Enum(POD_STATUSES as string[]);
+export const PodKey = Type.String({ minLength: 1, maxLength: 64 });
+
+const listFields = {
+  key: Type.String(),
+  status: PodStatus,
+  agent_slug: Type.String(),
+  runner_id: Type.Integer(),
+  prompt: Type.String(),
+  repository_id: Nullable(Type.Integer()),
+  branch: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const PodListItem = Type.Object(listFields, { $id: 'PodListItem' });
+export const Pod = Type.Object(
+  {
+    ...listFields,
+    ticket_slug: Nullable(Type.String()),
+    channel_id: Nullable(Type.Integer()),
+    sandbox_type: Nullable(Type.String()),
+    auto_close: Type.Boolean(),
+    pod_timeout_minutes: Nullable(Type.Integer()),
+    max_turns: Nullable(Type.Integer()),
+    mode: Type.Enum(['direct', 'autopilot']),
+    alias: Nullable(Type.String()),
+    error_message: Nullable(Type.String()),
+    exit_code: Nullable(Type.Integer()),
+    started_at: Nullable(Timestamp),
+    finished_at: Nullable(Timestamp),
+  },
+  { $id: 'Pod' },
+);
+export const RunnerPodItem = Type.Object(
+  { key: Type.String(), status: PodStatus, agent_slug: Type.String(), prompt: Type.String(), created_at: Timestamp },
+  { $id: 'RunnerPodItem' },
+);
+
+export const CreatePodBody = Type.Object(
+  {
+    agent_slug: Type.String({ minLength: 1, maxLength: 100 }),
+    agentfile_layer: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
+    runner_id: Type.Optional(Id),
+    ticket_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+    alias: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CreatedPod = Type.Object({
+  pod: Type.Object({ pod_key: Type.String(), status: PodStatus, agent_slug: Type.String(), created_at: Timestamp }),
+});
+
+export const ListPodsQuery = Type.Object(
+  { status: Type.Optional(PodStatus), limit: Type.Optional(Limit(20, 100)), offset: Type.Optional(Offset) },
+  { additionalProperties: false },
+);
+export const RunnerPodsQuery = Type.Object(
+  { status: Type.Optional(PodStatus), limit: Type.Optional(Limit(50, 100)), offset: Type.Optional(Offset) },
+  { additionalProperties: false },
+);
+export const OutputQuery = Type.Object(
+  { tail_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 * 1024 })) },
+  { additionalProperties: false },
+);
+export const PodParams = Type.Object({ ...OrgParams.properties, key: PodKey });
+
+export const Runner = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    status: Type.Enum(['online', 'offline', 'draining']),
+    version: Type.String(),
+    os: Type.String(),
+    arch: Type.String(),
+    labels: Type.Array(Type.String()),
+    pod_count: Type.Integer(),
+    max_pods: Type.Integer(),
+    last_heartbeat_at: Nullable(Timestamp),
+    created_at: Timestamp,
+  },
+  { $id: 'Runner' },
+);
+export const RunnerParams = Type.Object({ ...OrgParams.properties, id: Id });

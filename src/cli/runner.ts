@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { RunnerDaemon } from '../runner/daemon.ts';
+
+export interface RunnerFlags {
+  server?: string;
+  token?: string;
+  name?: string;
+  labels?: string;
+  'max-pods'?: string;
+  'work-dir'?: string;
+  'drain-seconds'?: string;
+}
+
+/**
+ * Credentials a runner may hand to agents (CREDENTIAL directives): `<work dir>/credentials.json`
+ * ({"NAME": "value"}) and variables `DROVER_CREDENTIAL_<NAME>` of the runner's environment.
+ */
+export function loadCredentials(workDir: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const credentials: Record<string, string> = {};
+  const file = path.join(workDir, 'credentials.json');
+  if (fs.existsSync(file)) Object.assign(credentials, JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>);
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith('DROVER_CREDENTIAL_') && value !== undefined) credentials[name.slice('DROVER_CREDENTIAL_'.length)] = value;
+  }
+  return credentials;
+}
+
+function positiveInt(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${/^[A-Z]/.test(name) ? name : `--${name}`} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+/** `drover runner`: runs until SIGTERM/SIGINT, then drains (no new pods; running ones get a grace period). */
+export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const server = flags.server ?? env.DROVER_SERVER_URL;
+  if (!server) throw new Error('--server <url> is required (or DROVER_SERVER_URL)');
+  const workDir = path.resolve(flags['work-dir'] ?? env.DROVER_RUNNER_WORK_DIR ?? './.drover-runner');
+  const daemon = new RunnerDaemon({
+    server,
+    token: flags.token ?? env.DROVER_RUNNER_TOKEN ?? null,
+    name: flags.name,
+    labels: flags.labels ? flags.labels.split(',').map((l) => l.trim()).filter(Boolean) : [],
+    maxPods: positiveInt('max-pods', flags['max-pods'], 4),
+    workDir,
+    credentials: loadCredentials(workDir, env),
+    env,
+    // Tests shorten it; the server expects one at least every 30 s.
+    heartbeatMs: env.DROVER_RUNNER_HEARTBEAT_MS ? positiveInt('DROVER_RUNNER_HEARTBEAT_MS', env.DROVER_RUNNER_HEARTBEAT_MS, 10_000) : undefined,
+  });
+  await daemon.start();
+  const drainMs = positiveInt('drain-seconds', flags['drain-seconds'], 60) * 1000;
+  const onSignal = () => {
+    process.stderr.write(`draining: no new pods; running pods get up to ${drainMs / 1000} s\n`);
+    daemon.drain(drainMs).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  process.stderr.write(`runner connecting to ${server} (work dir ${workDir})\n`);
+}

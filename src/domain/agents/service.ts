@@ -1,0 +1,39 @@
+import { AppError } from '../../errors.ts';
+import * as customAgents from '../../store/custom-agents.ts';
+import { isUniqueViolation } from '../../store/db.ts';
+import type { CustomAgentRow } from '../../store/schema-runners.ts';
+import { requireOrg } from '../admin/service.ts';
+import type { DomainContext } from '../context.ts';
+import { isBuiltinAgent } from '../pods/agents.ts';
+
+export const PROMPT_POSITIONS = ['last', 'first', 'stdin', 'env'] as const;
+export type PromptPosition = (typeof PROMPT_POSITIONS)[number];
+
+/** POST /admin/orgs/{org}/agents: an org's own agent command, usable wherever an agent slug is. */
+export async function createCustomAgent(
+  ctx: DomainContext,
+  orgSlug: string,
+  input: { slug: string; name: string; command: string; args?: string[]; prompt_position?: PromptPosition },
+): Promise<CustomAgentRow> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  if (isBuiltinAgent(input.slug)) throw new AppError('ALREADY_EXISTS', `"${input.slug}" is a built-in agent`);
+  try {
+    return await customAgents.insertCustomAgent(ctx.store.db, {
+      org_id: org.id,
+      slug: input.slug,
+      name: input.name,
+      command: input.command,
+      args: JSON.stringify(input.args ?? []),
+      prompt_position: input.prompt_position ?? 'last',
+      created_at: ctx.now(),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', `agent "${input.slug}" already exists`);
+    throw error;
+  }
+}
+
+export async function listCustomAgents(ctx: DomainContext, orgSlug: string): Promise<CustomAgentRow[]> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  return customAgents.listCustomAgents(ctx.store.db, org.id);
+}

@@ -1,0 +1,35 @@
+import { randomBase62 } from '../auth/keys.ts';
+import type { PodStatus } from '../../store/schema-runners.ts';
+
+export const POD_STATUSES: readonly PodStatus[] = ['initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
+export const ACTIVE_STATUSES: readonly PodStatus[] = ['initializing', 'running', 'orphaned'];
+export const FINAL_STATUSES: readonly PodStatus[] = ['completed', 'failed', 'terminated'];
+
+/** What a pod was configured with (the agentfile's CONFIG plus defaults), stored as JSON. */
+export interface PodConfig {
+  model: string | null;
+  max_turns: number | null;
+  pod_timeout_minutes: number | null;
+  auto_close: boolean;
+  sandbox_type: string | null;
+  max_iterations: number;
+  iteration_timeout_sec: number;
+  permission_mode: string | null;
+  /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
+  persistent_key: string | null;
+  keep_workspace: boolean;
+  resume_session_id: string | null;
+}
+
+export const DEFAULT_MAX_ITERATIONS = 10;
+export const DEFAULT_ITERATION_TIMEOUT_SEC = 600;
+
+/** Opaque, URL-safe: `p-` + 14 lower-case letters and digits. */
+export function newPodKey(): string {
+  return 'p-' + randomBase62(14).toLowerCase();
+}
+
+/** A pod's API token: valid while the pod is active, with the three pod scopes. */
+export const POD_TOKEN_SCOPES = ['channels:write', 'tickets:write', 'pods:read'] as const;
+export const newPodToken = (): string => 'drvpod_' + randomBase62(40);
+export const POD_TOKEN_PREFIX_LENGTH = 16;

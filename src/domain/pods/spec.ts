@@ -1,0 +1,51 @@
+import type { PodSpec } from '../../gateway/protocol.ts';
+import * as customAgents from '../../store/custom-agents.ts';
+import { findOrgById } from '../../store/orgs.ts';
+import * as repositories from '../../store/repositories.ts';
+import type { PodRow } from '../../store/schema-runners.ts';
+import type { DomainContext } from '../context.ts';
+import type { PodConfig } from './model.ts';
+
+/** What the runner needs to start a pod, built from its stored row (on any replica, at any time). */
+export async function podSpec(ctx: DomainContext, pod: PodRow, apiUrl: string): Promise<PodSpec> {
+  const db = ctx.store.db;
+  const config = JSON.parse(pod.config) as PodConfig;
+  const org = await findOrgById(db, pod.org_id);
+  const custom = await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
+  const repo = pod.repository_id === null ? undefined : await repositories.findRepository(db, pod.org_id, pod.repository_id);
+  const secrets = ctx.secrets;
+  if (!secrets) throw new Error('building a pod spec needs the secret box');
+  return {
+    key: pod.key,
+    agent: {
+      slug: pod.agent_slug,
+      custom: custom
+        ? { command: custom.command, args: JSON.parse(custom.args) as string[], prompt_position: custom.prompt_position as 'last' }
+        : null,
+    },
+    prompt: pod.prompt,
+    mode: pod.mode,
+    model: config.model,
+    max_turns: config.max_turns,
+    permission_mode: config.permission_mode,
+    pod_timeout_minutes: config.pod_timeout_minutes,
+    auto_close: config.auto_close,
+    max_iterations: config.max_iterations,
+    iteration_timeout_sec: config.iteration_timeout_sec,
+    repo: repo
+      ? { url: repo.url, token: repo.token_encrypted ? secrets.decrypt(repo.token_encrypted) : null, default_branch: repo.default_branch }
+      : null,
+    branch: pod.branch,
+    credentials: JSON.parse(pod.credentials) as string[],
+    persistent_key: config.persistent_key,
+    keep_workspace: config.keep_workspace,
+    resume_session_id: config.resume_session_id,
+    env: {
+      api_url: apiUrl,
+      org: org?.slug ?? '',
+      pod_token: secrets.decrypt(pod.token_encrypted),
+      channel_id: pod.channel_id,
+      ticket_slug: pod.ticket_slug,
+    },
+  };
+}

@@ -1,0 +1,193 @@
+import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { DomainContext } from '../domain/context.ts';
+import { podBackFromOrphan, podFinished, podLost, podStarted } from '../domain/pods/lifecycle.ts';
+import { podSpec } from '../domain/pods/spec.ts';
+import * as pods from '../store/pods.ts';
+import { appendPodOutput } from '../store/pod-output.ts';
+import * as runners from '../store/runners.ts';
+import type { RunnerRow } from '../store/schema-runners.ts';
+import type { RunnerNotifier } from './notifier.ts';
+import { HEARTBEAT_INTERVAL_MS, decodeRunnerMessage, encode, type PodReport, type RunnerMessage, type ServerBody } from './protocol.ts';
+
+/**
+ * The server side of runner links on this replica. Each runner's socket is held by one replica;
+ * any replica can ask for a runner to be reconciled through the notifier.
+ */
+export class RunnerGateway {
+  private readonly links = new Map<number, RunnerLink>();
+
+  constructor(
+    private readonly ctx: DomainContext,
+    private readonly notifier: RunnerNotifier,
+    private readonly apiUrl: () => string,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    notifier.subscribe((runnerId) => this.links.get(runnerId)?.reconcile(null));
+  }
+
+  /** Asks whichever replica holds the runner to reconcile it now. */
+  wake = async (runnerId: number): Promise<void> => {
+    await this.notifier.publish(runnerId);
+  };
+
+  attach(socket: WebSocket, runner: RunnerRow): void {
+    this.links.get(runner.id)?.close(4000, 'replaced by a newer connection');
+    const link = new RunnerLink(this.ctx, socket, runner, this.apiUrl, this.log.child({ runner_id: runner.id }), () => {
+      if (this.links.get(runner.id) === link) this.links.delete(runner.id);
+    });
+    this.links.set(runner.id, link);
+  }
+
+  connectedRunnerIds(): number[] {
+    return [...this.links.keys()];
+  }
+
+  async close(): Promise<void> {
+    for (const link of this.links.values()) link.close(1001, 'server shutting down');
+    this.links.clear();
+  }
+}
+
+class RunnerLink {
+  readonly connectionId = crypto.randomUUID();
+  /** Messages are applied one at a time, in order. */
+  private queue: Promise<void> = Promise.resolve();
+  /** Pods the runner has, from its last report, plus the ones sent to it since. */
+  private readonly known = new Set<string>();
+  private greeted = false;
+  private draining = false;
+
+  constructor(
+    private readonly ctx: DomainContext,
+    private readonly socket: WebSocket,
+    private readonly runner: RunnerRow,
+    private readonly apiUrl: () => string,
+    private readonly log: FastifyBaseLogger,
+    private readonly onGone: () => void,
+  ) {
+    socket.on('message', (data) => this.enqueue(() => this.handle(String(data))));
+    socket.on('close', () => {
+      this.onGone();
+      this.enqueue(() => runners.markDisconnected(this.ctx.store.db, this.runner.id, this.connectionId, this.ctx.now()));
+    });
+    socket.on('error', (error) => this.log.warn({ err: error }, 'runner socket error'));
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.queue = this.queue.then(task).catch((error) => this.log.error({ err: error }, 'runner message failed'));
+  }
+
+  private send(message: ServerBody): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(encode(message));
+  }
+
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  private async handle(raw: string): Promise<void> {
+    let message: RunnerMessage;
+    try {
+      message = decodeRunnerMessage(raw);
+    } catch (error) {
+      this.log.warn({ err: error }, 'invalid message from runner; closing');
+      this.close(4400, (error as Error).message.slice(0, 120));
+      return;
+    }
+    if (!this.greeted && message.type !== 'hello') {
+      this.close(4400, 'the first message must be hello');
+      return;
+    }
+    const db = this.ctx.store.db;
+    const now = this.ctx.now();
+    switch (message.type) {
+      case 'hello': {
+        this.greeted = true;
+        this.draining = message.draining;
+        await runners.markConnected(
+          db,
+          this.runner.id,
+          {
+            version: message.version,
+            os: message.os,
+            arch: message.arch,
+            labels: JSON.stringify([...new Set([...(JSON.parse(this.runner.labels) as string[]), ...message.labels])]),
+            agents: JSON.stringify(message.agents),
+            max_pods: message.max_pods,
+            status: message.draining ? 'draining' : 'online',
+            connection_id: this.connectionId,
+          },
+          now,
+        );
+        this.send({ type: 'welcome', runner_id: this.runner.id, heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS });
+        for (const result of message.finished) {
+          await podFinished(this.ctx, this.runner.id, result);
+          this.send({ type: 'ack_exit', key: result.key });
+        }
+        await this.reconcile(message.pods);
+        return;
+      }
+      case 'heartbeat':
+        this.draining = message.draining;
+        await runners.recordHeartbeat(db, this.runner.id, this.connectionId, message.draining ? 'draining' : 'online', now);
+        await this.reconcile(message.pods);
+        return;
+      case 'pod_started':
+        this.known.add(message.key);
+        await podStarted(this.ctx, this.runner.id, message.key);
+        return;
+      case 'pod_output': {
+        const pod = await pods.findPodByKey(db, message.key);
+        if (pod && pod.runner_id === this.runner.id) await appendPodOutput(db, pod.id, message.data);
+        return;
+      }
+      case 'pod_exited':
+        this.known.delete(message.result.key);
+        await podFinished(this.ctx, this.runner.id, message.result);
+        this.send({ type: 'ack_exit', key: message.result.key });
+        return;
+    }
+  }
+
+  /**
+   * Brings the runner to the stored desired state. With a report (hello, heartbeat) it also
+   * settles pods the runner lost or still runs against orders; without one (a notification)
+   * it starts what is missing and stops what it knows the runner has.
+   */
+  reconcile(report: PodReport[] | null): Promise<void> {
+    if (report === null) {
+      return new Promise((resolve) => this.enqueue(async () => resolve(await this.reconcileNow(null))));
+    }
+    return this.reconcileNow(report);
+  }
+
+  private async reconcileNow(report: PodReport[] | null): Promise<void> {
+    if (!this.greeted) return;
+    if (report) {
+      this.known.clear();
+      for (const p of report) this.known.add(p.key);
+    }
+    const desired = await pods.desiredPodsOfRunner(this.ctx.store.db, this.runner.id);
+    const desiredKeys = new Set(desired.map((p) => p.key));
+    for (const pod of desired) {
+      if (this.known.has(pod.key)) {
+        if (pod.status === 'orphaned') await podBackFromOrphan(this.ctx, pod);
+        continue;
+      }
+      if (pod.status === 'initializing' || (pod.status === 'orphaned' && pod.started_at === null)) {
+        if (this.draining) continue;
+        this.known.add(pod.key);
+        this.send({ type: 'start_pod', pod: await podSpec(this.ctx, pod, this.apiUrl()) });
+      } else if (report) {
+        await podLost(this.ctx, pod, 'the runner no longer has this pod (it restarted or lost the process)');
+      }
+    }
+    for (const key of [...this.known]) {
+      if (desiredKeys.has(key)) continue;
+      this.send({ type: 'stop_pod', key, reason: 'terminated' });
+      if (!report) this.known.delete(key);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Type, type Static, type TSchema } from 'typebox';
+
+/**
+ * The runner link, version 1: JSON text frames over one WebSocket dialled by the runner.
+ * Every message is defined once here and validated on both ends.
+ */
+export const PROTOCOL_VERSION = 1;
+export const HEARTBEAT_INTERVAL_MS = 10_000;
+
+const message = <T extends string, P extends Record<string, TSchema>>(type: T, properties: P) =>
+  Type.Object({ v: Type.Literal(PROTOCOL_VERSION), type: Type.Literal(type), ...properties }, { additionalProperties: false });
+
+/** What a runner has: pods it is preparing or running. */
+export const PodReport = Type.Object(
+  { key: Type.String({ maxLength: 64 }), state: Type.Enum(['preparing', 'running']) },
+  { additionalProperties: false },
+);
+
+export const PodOutcome = Type.Object(
+  {
+    key: Type.String({ maxLength: 64 }),
+    outcome: Type.Enum(['completed', 'failed', 'terminated']),
+    exit_code: Type.Union([Type.Integer(), Type.Null()]),
+    error_message: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
+    session_id: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const RunnerInfo = {
+  version: Type.String({ maxLength: 100 }),
+  os: Type.String({ maxLength: 100 }),
+  arch: Type.String({ maxLength: 100 }),
+  labels: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }),
+  max_pods: Type.Integer({ minimum: 1, maximum: 1000 }),
+  agents: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 200 }),
+};
+
+export const RunnerMessage = Type.Union([
+  message('hello', { ...RunnerInfo, draining: Type.Boolean(), pods: Type.Array(PodReport), finished: Type.Array(PodOutcome) }),
+  message('heartbeat', { draining: Type.Boolean(), pods: Type.Array(PodReport) }),
+  message('pod_started', { key: Type.String({ maxLength: 64 }) }),
+  message('pod_output', { key: Type.String({ maxLength: 64 }), data: Type.String({ maxLength: 1024 * 1024 }) }),
+  message('pod_exited', { result: PodOutcome }),
+]);
+
+export const PodSpec = Type.Object(
+  {
+    key: Type.String(),
+    agent: Type.Object({
+      slug: Type.String(),
+      custom: Type.Union([
+        Type.Object({ command: Type.String(), args: Type.Array(Type.String()), prompt_position: Type.Enum(['last', 'first', 'stdin', 'env']) }),
+        Type.Null(),
+      ]),
+    }),
+    prompt: Type.String(),
+    mode: Type.Enum(['direct', 'autopilot']),
+    model: Type.Union([Type.String(), Type.Null()]),
+    max_turns: Type.Union([Type.Integer(), Type.Null()]),
+    permission_mode: Type.Union([Type.String(), Type.Null()]),
+    pod_timeout_minutes: Type.Union([Type.Integer(), Type.Null()]),
+    auto_close: Type.Boolean(),
+    max_iterations: Type.Integer(),
+    iteration_timeout_sec: Type.Integer(),
+    repo: Type.Union([Type.Object({ url: Type.String(), token: Type.Union([Type.String(), Type.Null()]), default_branch: Type.String() }), Type.Null()]),
+    branch: Type.Union([Type.String(), Type.Null()]),
+    credentials: Type.Array(Type.String()),
+    persistent_key: Type.Union([Type.String(), Type.Null()]),
+    keep_workspace: Type.Boolean(),
+    resume_session_id: Type.Union([Type.String(), Type.Null()]),
+    env: Type.Object({
+      api_url: Type.String(),
+      org: Type.String(),
+      pod_token: Type.String(),
+      channel_id: Type.Union([Type.Integer(), Type.Null()]),
+      ticket_slug: Type.Union([Type.String(), Type.Null()]),
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ServerMessage = Type.Union([
+  message('welcome', { runner_id: Type.Integer(), heartbeat_interval_ms: Type.Integer() }),
+  message('start_pod', { pod: PodSpec }),
+  message('stop_pod', { key: Type.String(), reason: Type.Enum(['terminated', 'timeout', 'unknown']) }),
+  message('ack_exit', { key: Type.String() }),
+]);
+
+export type RunnerMessage = Static<typeof RunnerMessage>;
+export type ServerMessage = Static<typeof ServerMessage>;
+export type PodSpec = Static<typeof PodSpec>;
+export type PodReport = Static<typeof PodReport>;
+export type PodOutcome = Static<typeof PodOutcome>;
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const runnerValidator: ValidateFunction = ajv.compile(RunnerMessage);
+const serverValidator: ValidateFunction = ajv.compile(ServerMessage);
+
+function decode<T>(raw: string, validate: ValidateFunction, side: string): T {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new Error(`${side} message is not JSON`);
+  }
+  if (!validate(value)) {
+    const e = validate.errors?.[0];
+    throw new Error(`invalid ${side} message: ${e?.instancePath || '/'} ${e?.message ?? ''}`.trim());
+  }
+  return value as T;
+}
+
+export const decodeRunnerMessage = (raw: string) => decode<RunnerMessage>(raw, runnerValidator, 'runner');
+export const decodeServerMessage = (raw: string) => decode<ServerMessage>(raw, serverValidator, 'server');
+
+type Body<M> = M extends unknown ? Omit<M, 'v'> : never;
+export type RunnerBody = Body<RunnerMessage>;
+export type ServerBody = Body<ServerMessage>;
+export const encode = (m: RunnerBody | ServerBody): string => JSON.stringify({ v: PROTOCOL_VERSION, ...m });

@@ -1,0 +1,70 @@
+import type {} from '@fastify/websocket';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DomainContext } from '../domain/context.ts';
+import { authenticateRunner, registerRunner } from '../domain/runners/service.ts';
+import { AppError } from '../errors.ts';
+import type { RunnerRow } from '../store/schema-runners.ts';
+import { errorResponses } from '../api/schemas/common.ts';
+import type { RunnerGateway } from './links.ts';
+import { RunnerInfo } from './protocol.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    runner: RunnerRow | null;
+  }
+}
+
+const tags = ['Runner link'];
+
+const RegisterBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    labels: RunnerInfo.labels,
+    max_pods: RunnerInfo.max_pods,
+    version: RunnerInfo.version,
+    os: RunnerInfo.os,
+    arch: RunnerInfo.arch,
+  },
+  { additionalProperties: false },
+);
+
+/** Where runners register (once) and connect (the WebSocket), under /api/v1/runner. */
+export const runnerLinkRoutes = (ctx: DomainContext, gateway: RunnerGateway): FastifyPluginAsyncTypebox =>
+  async function runnerLink(app) {
+    app.decorateRequest('runner', null);
+
+    app.post(
+      '/register',
+      {
+        schema: {
+          tags,
+          summary: 'Register a runner with a registration token; answers its own credential',
+          security: [],
+          body: RegisterBody,
+          response: { 201: Type.Object({ runner_id: Type.Integer(), org: Type.String(), credential: Type.String() }), ...errorResponses() },
+        },
+      },
+      async (request, reply) => {
+        const { runner, credential, org } = await registerRunner(ctx, request.body);
+        return reply.code(201).send({ runner_id: runner.id, org, credential });
+      },
+    );
+
+    app.get(
+      '/connect',
+      {
+        websocket: true,
+        schema: { hide: true },
+        preValidation: async (request) => {
+          const match = /^bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '');
+          if (!match) throw new AppError('AUTH_REQUIRED', 'a runner credential is required (Authorization: Bearer)');
+          request.runner = await authenticateRunner(ctx, match[1].trim());
+        },
+      },
+      (socket, request) => {
+        gateway.attach(socket, request.runner!);
+      },
+    );
+  };

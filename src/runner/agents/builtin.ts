@@ -1,0 +1,239 @@
+/**
+ * The built-in agents of contract §4 and the exact command line each one's CLI takes for a
+ * non-interactive, unattended task.
+ *
+ * Common rules (why the command lines look the way they do):
+ * - A prompt given as a positional argument is always preceded by `--`, so a prompt that starts
+ *   with `-` (a Markdown list, `--help me`) is never parsed as an option, and a prompt that happens
+ *   to equal a subcommand name (`codex exec review`) is never taken for one. A prompt given as an
+ *   option value uses the `--option=value` form for the same reason.
+ * - Agents run unattended on a runner that is itself the sandbox, so the default permission mode
+ *   is the one that never stops to ask (`CONFIG permission_mode` overrides it).
+ * - Where the CLI has a machine-readable output that carries the session id, it is selected, so
+ *   `session.ts` can find the id to resume (loop `session_persistence`).
+ * - Resuming needs the agent's session store of the previous run: Claude Code, Gemini CLI and
+ *   OpenCode keep sessions per project directory, so they resume only in the same workspace path
+ *   (loop `sandbox_strategy: persistent`); Codex finds a session by id anywhere.
+ *
+ * The flags were checked against each CLI's documentation and source (see `source` of each agent).
+ */
+import type { AgentTask } from './types.ts';
+
+export const BUILTIN_AGENT_SLUGS = ['claude-code', 'codex', 'gemini-cli', 'aider', 'opencode', 'shell'] as const;
+export type BuiltinAgentSlug = (typeof BUILTIN_AGENT_SLUGS)[number];
+
+export interface BuiltinAgentSupport {
+  /** `AgentTask.model` is passed on. */
+  model: boolean;
+  /** `AgentTask.maxTurns` is passed on. */
+  maxTurns: boolean;
+  /** `AgentTask.permissionMode` is passed on. */
+  permissionMode: boolean;
+  /** `AgentTask.resumeSessionId` is passed on, and `extractSessionId` finds the id in the output. */
+  resume: boolean;
+}
+
+export interface BuiltinAgent {
+  readonly slug: BuiltinAgentSlug;
+  /** Human name. */
+  readonly name: string;
+  /** The program looked up on PATH (contract §4 "Built-in agents"). */
+  readonly program: string;
+  readonly supports: BuiltinAgentSupport;
+  /** The permission mode used when the task has none; `null` if the agent has no such notion. */
+  readonly defaultPermissionMode: string | null;
+  /**
+   * The permission modes accepted, when Drover itself maps them to flags (checked by
+   * `buildInvocation`); `null` when the value is passed to the CLI as is (the CLI checks it, and
+   * new CLI versions add modes).
+   */
+  readonly permissionModes: readonly string[] | null;
+  /** Where the flags come from (documentation page / source file and version). */
+  readonly source: string;
+  /** The arguments after `program`, and the stdin text, for an already validated task. */
+  argv(task: AgentTask): { args: string[]; stdin: string | null };
+}
+
+const claudeCode: BuiltinAgent = {
+  slug: 'claude-code',
+  name: 'Claude Code',
+  program: 'claude',
+  supports: { model: true, maxTurns: true, permissionMode: true, resume: true },
+  defaultPermissionMode: 'bypassPermissions',
+  permissionModes: null,
+  // Claude Code CLI reference, https://docs.anthropic.com/en/docs/claude-code/cli-reference
+  // (2.x): `-p/--print` non-interactive; `--output-format stream-json` needs `--verbose` with
+  // `-p`; every stream-json line carries `session_id`; `--model`, `--max-turns N`,
+  // `--permission-mode default|acceptEdits|bypassPermissions|dontAsk|plan`, `-r/--resume <id>`.
+  // The CLI parser is commander: `--` ends the options, the prompt is the positional after it.
+  source: 'https://docs.anthropic.com/en/docs/claude-code/cli-reference (Claude Code 2.x)',
+  argv(task) {
+    const args = ['-p', '--output-format', 'stream-json', '--verbose'];
+    if (task.model) args.push('--model', task.model);
+    if (task.maxTurns !== undefined) args.push('--max-turns', String(task.maxTurns));
+    args.push('--permission-mode', task.permissionMode ?? 'bypassPermissions');
+    if (task.resumeSessionId) args.push('--resume', task.resumeSessionId);
+    args.push('--', task.prompt);
+    return { args, stdin: null };
+  },
+};
+
+const codex: BuiltinAgent = {
+  slug: 'codex',
+  name: 'OpenAI Codex CLI',
+  program: 'codex',
+  supports: { model: true, maxTurns: false, permissionMode: true, resume: true },
+  defaultPermissionMode: 'workspace-write',
+  permissionModes: null,
+  // `codex exec` (https://developers.openai.com/codex/noninteractive, openai/codex
+  // codex-rs/exec/src/cli.rs, 0.5x–current): never asks for approvals; `--sandbox
+  // read-only|workspace-write|danger-full-access` (`--full-auto` is deprecated for
+  // `--sandbox workspace-write` and rejected by current builds); `--skip-git-repo-check` allows a
+  // workspace that is not a Git checkout; `-m/--model`; `-c key=value` config overrides;
+  // `codex exec [OPTIONS] resume <SESSION_ID> [PROMPT]` continues a session (options go before the
+  // subcommand, where every version accepts them). The human-readable header on stderr prints
+  // `session id: <uuid>`. In `workspace-write` the sandbox blocks the network by default, which
+  // would cut the agent off from `DROVER_API_URL`, so network access is turned on; and Codex's
+  // default shell-environment filter drops variables named *KEY*/*TOKEN*/*SECRET* (i.e.
+  // `DROVER_POD_TOKEN` and the pod's `CREDENTIAL`s) from the commands it runs — Drover already
+  // hands it a minimal environment, so that filter is turned off.
+  source: 'https://developers.openai.com/codex/noninteractive; openai/codex codex-rs/exec/src/cli.rs',
+  argv(task) {
+    const sandbox = task.permissionMode ?? 'workspace-write';
+    const args = ['exec', '--sandbox', sandbox];
+    if (sandbox === 'workspace-write') args.push('-c', 'sandbox_workspace_write.network_access=true');
+    args.push('-c', 'shell_environment_policy.ignore_default_excludes=true', '--skip-git-repo-check');
+    if (task.model) args.push('--model', task.model);
+    if (task.resumeSessionId) args.push('resume', task.resumeSessionId);
+    args.push('--', task.prompt);
+    return { args, stdin: null };
+  },
+};
+
+const geminiCli: BuiltinAgent = {
+  slug: 'gemini-cli',
+  name: 'Gemini CLI',
+  program: 'gemini',
+  supports: { model: true, maxTurns: false, permissionMode: true, resume: true },
+  defaultPermissionMode: 'yolo',
+  permissionModes: null,
+  // Gemini CLI (https://geminicli.com/docs/cli/cli-reference, /docs/cli/headless,
+  // /docs/cli/session-management; 0.41+): `-p/--prompt` headless mode; `--output-format
+  // stream-json` whose `init` event carries `session_id`; `-m/--model`; `--approval-mode
+  // default|auto_edit|yolo` (`--yolo` is deprecated and may not be combined with it);
+  // `-r/--resume <session id>`; `--skip-trust`: since 0.41 a headless run in a folder the user
+  // never trusted interactively exits with code 55 (and downgrades yolo) without it. The parser is
+  // yargs: `--prompt=<text>` keeps a prompt that starts with `-` a value.
+  source: 'https://geminicli.com/docs/cli/cli-reference (Gemini CLI 0.41+)',
+  argv(task) {
+    const args = ['--output-format', 'stream-json', '--approval-mode', task.permissionMode ?? 'yolo', '--skip-trust'];
+    if (task.model) args.push('--model', task.model);
+    if (task.resumeSessionId) args.push('--resume', task.resumeSessionId);
+    args.push(`--prompt=${task.prompt}`);
+    return { args, stdin: null };
+  },
+};
+
+const aider: BuiltinAgent = {
+  slug: 'aider',
+  name: 'Aider',
+  program: 'aider',
+  supports: { model: true, maxTurns: false, permissionMode: false, resume: false },
+  defaultPermissionMode: null,
+  permissionModes: null,
+  // Aider options (https://aider.chat/docs/config/options.html, https://aider.chat/docs/scripting.html;
+  // aider-chat 0.7x–0.86): `--message` sends one message and exits; `--yes-always` answers every
+  // confirmation; `--no-pretty` plain output for a log. Because `--yes-always` would also say yes
+  // to side questions, these are turned off: `--no-check-update` (would offer to pip-install an
+  // upgrade), `--no-show-release-notes`, `--no-analytics` (would opt the user in),
+  // `--no-show-model-warnings` (would offer to open a browser), `--no-detect-urls` (would scrape URLs
+  // in the prompt and offer to install Playwright). Aider's auto-commits stay on: committing each
+  // edit on the pod's branch is Aider's documented git workflow. No max turns, permission modes or
+  // resumable session ids. argparse: `--message=<text>` keeps a prompt that starts with `-` a value.
+  source: 'https://aider.chat/docs/config/options.html (aider-chat 0.86)',
+  argv(task) {
+    const args = [
+      '--yes-always',
+      '--no-pretty',
+      '--no-check-update',
+      '--no-show-release-notes',
+      '--no-analytics',
+      '--no-show-model-warnings',
+      '--no-detect-urls',
+    ];
+    if (task.model) args.push('--model', task.model);
+    args.push(`--message=${task.prompt}`);
+    return { args, stdin: null };
+  },
+};
+
+const opencode: BuiltinAgent = {
+  slug: 'opencode',
+  name: 'OpenCode',
+  program: 'opencode',
+  supports: { model: true, maxTurns: false, permissionMode: true, resume: true },
+  defaultPermissionMode: 'auto',
+  permissionModes: ['auto', 'default'],
+  // `opencode run` (https://opencode.ai/docs/cli/; anomalyco/opencode
+  // packages/opencode/src/cli/cmd/run.ts, 1.18+): `--format json` prints one JSON event a line,
+  // each with `sessionID` (`ses_…`); `-m/--model provider/model`; `-s/--session <id>` continues a
+  // session; `--auto` approves permission requests that are not explicitly denied (without it
+  // `run` rejects them). The prompt goes on stdin, which `run` reads to its end when it is not a
+  // TTY: the message words given as arguments are re-joined with quotes added around every word
+  // that contains a space, so stdin is the only way the agent sees the prompt verbatim (and it
+  // avoids the 128 KiB limit of one argument). Permission modes: `auto` (default) adds `--auto`,
+  // `default` leaves OpenCode's configured permissions (unanswerable asks are rejected).
+  source: 'https://opencode.ai/docs/cli/; anomalyco/opencode packages/opencode/src/cli/cmd/run.ts (1.18+)',
+  argv(task) {
+    const args = ['run', '--format', 'json'];
+    if ((task.permissionMode ?? 'auto') === 'auto') args.push('--auto');
+    if (task.model) args.push('--model', task.model);
+    if (task.resumeSessionId) args.push('--session', task.resumeSessionId);
+    return { args, stdin: task.prompt };
+  },
+};
+
+const shell: BuiltinAgent = {
+  slug: 'shell',
+  name: 'Shell (bash script)',
+  program: 'bash',
+  supports: { model: false, maxTurns: false, permissionMode: false, resume: false },
+  defaultPermissionMode: null,
+  permissionModes: null,
+  // Contract §4: runs the prompt as a bash script; exit 0 = completed. `bash -c -- <script>`:
+  // the script is an argument (not stdin, so commands in it that read stdin cannot swallow the
+  // rest of the script; not a temp file, so nothing is left in the workspace); `--` keeps a
+  // script that starts with `-` a script. The script's own `exit N` is bash's exit status.
+  source: 'bash(1), -c string',
+  argv(task) {
+    return { args: ['-c', '--', task.prompt], stdin: null };
+  },
+};
+
+const BUILTIN_AGENTS: Readonly<Record<BuiltinAgentSlug, BuiltinAgent>> = {
+  'claude-code': claudeCode,
+  codex,
+  'gemini-cli': geminiCli,
+  aider,
+  opencode,
+  shell,
+};
+
+export function isBuiltinAgentSlug(slug: string): slug is BuiltinAgentSlug {
+  return (BUILTIN_AGENT_SLUGS as readonly string[]).includes(slug);
+}
+
+/** The built-in agent with this slug, or `null` (a custom agent's slug, or unknown). */
+export function builtinAgent(slug: string): BuiltinAgent | null {
+  return isBuiltinAgentSlug(slug) ? BUILTIN_AGENTS[slug] : null;
+}
+
+/** The program a built-in agent runs (`claude-code` → `claude`), or `null` if not built in. */
+export function agentProgram(slug: string): string | null {
+  return builtinAgent(slug)?.program ?? null;
+}
+
+/** Whether the agent can continue a previous session (loop `session_persistence`). */
+export function supportsResume(slug: string): boolean {
+  return builtinAgent(slug)?.supports.resume ?? false;
+}

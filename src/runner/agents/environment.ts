@@ -1,0 +1,104 @@
+/**
+ * The environment of an agent process (contract §4 "Agent environment", "Autopilot",
+ * `CREDENTIAL`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the runner, and the
+ * pod's named credentials from the runner's configured credentials. Nothing else of the runner's
+ * own environment leaks in — the result is built from an empty object, never by copying and
+ * deleting.
+ */
+import os from 'node:os';
+
+export interface DroverAgentContext {
+  /** The server's base URL (`DROVER_PUBLIC_URL` if set), to which `/api/v1/…` paths are appended. */
+  apiUrl: string;
+  /** The organization's slug. */
+  org: string;
+  podKey: string;
+  /** The pod's key (scopes `channels:write`, `tickets:write`, `pods:read`), valid while the pod is active. */
+  podToken: string;
+  workspace: string;
+  channelId?: number | null;
+  ticketSlug?: string | null;
+  /** Autopilot only: where an iteration may write `{"status": …, "summary": …}`. */
+  statusFile?: string | null;
+  /** Autopilot only: 1, 2, … */
+  iteration?: number | null;
+  /** Custom agents with `prompt_position: 'env'` only: the prompt, as `DROVER_PROMPT`. */
+  prompt?: string | null;
+}
+
+export interface AgentEnvironmentInput {
+  /** The runner's own environment: only PATH, HOME, LANG and TERM are read from it. */
+  runnerEnv: NodeJS.ProcessEnv;
+  drover: DroverAgentContext;
+  /** The pod's `CREDENTIAL <ENV_NAME>` names. */
+  credentials: string[];
+  /** The runner's configured credentials (name → value); never the runner's process environment. */
+  credentialValues: Record<string, string>;
+}
+
+export interface AgentEnvironment {
+  env: Record<string, string>;
+  /**
+   * Credential names the pod asked for that the runner has not configured, that are not variable
+   * names, or that are reserved (`DROVER_*`); the runner decides whether the pod can start without them.
+   */
+  missingCredentials: string[];
+}
+
+/** The variables taken over from the runner's environment (contract §4). */
+export const INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'TERM'] as const;
+export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+export const DEFAULT_LANG = 'C.UTF-8';
+export const DEFAULT_TERM = 'dumb';
+
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function present(value: string | undefined): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
+function defaultHome(): string | null {
+  try {
+    const home = os.userInfo().homedir;
+    return home.length > 0 ? home : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The complete environment for one agent process. Precedence: the runner's four inherited
+ * variables (or defaults), then the pod's credentials (a credential named like one of those four
+ * replaces it), then the DROVER_* variables, which nothing can replace.
+ */
+export function agentEnvironment(input: AgentEnvironmentInput): AgentEnvironment {
+  const { runnerEnv, drover, credentials, credentialValues } = input;
+  const env: Record<string, string> = {};
+
+  env.PATH = present(runnerEnv.PATH) ? runnerEnv.PATH : DEFAULT_PATH;
+  const home = present(runnerEnv.HOME) ? runnerEnv.HOME : defaultHome();
+  if (home !== null) env.HOME = home;
+  env.LANG = present(runnerEnv.LANG) ? runnerEnv.LANG : DEFAULT_LANG;
+  env.TERM = present(runnerEnv.TERM) ? runnerEnv.TERM : DEFAULT_TERM;
+
+  const missingCredentials: string[] = [];
+  for (const name of new Set(credentials)) {
+    const configured = ENV_NAME_PATTERN.test(name) && !name.startsWith('DROVER_') && Object.hasOwn(credentialValues, name);
+    const value = configured ? credentialValues[name] : undefined;
+    if (typeof value === 'string' && !value.includes('\0')) env[name] = value;
+    else missingCredentials.push(name);
+  }
+
+  env.DROVER_API_URL = drover.apiUrl;
+  env.DROVER_ORG = drover.org;
+  env.DROVER_POD_KEY = drover.podKey;
+  env.DROVER_POD_TOKEN = drover.podToken;
+  env.DROVER_WORKSPACE = drover.workspace;
+  if (drover.channelId != null) env.DROVER_CHANNEL_ID = String(drover.channelId);
+  if (drover.ticketSlug != null && drover.ticketSlug !== '') env.DROVER_TICKET_SLUG = drover.ticketSlug;
+  if (drover.statusFile != null && drover.statusFile !== '') env.DROVER_STATUS_FILE = drover.statusFile;
+  if (drover.iteration != null) env.DROVER_ITERATION = String(drover.iteration);
+  if (drover.prompt != null) env.DROVER_PROMPT = drover.prompt;
+
+  return { env, missingCredentials };
+}

@@ -1,0 +1,282 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
+import { agentEnvironment } from './agents/environment.ts';
+import type { BuiltinAgentSlug } from './agents/builtin.ts';
+import { buildInvocation, type AgentSpec } from './agents/invocation.ts';
+import { extractSessionId } from './agents/session.ts';
+import { GroupProcess, type ProcessResult } from './process-group.ts';
+import { WorkspaceError, WorkspaceManager } from './workspaces.ts';
+
+export interface SupervisorHooks {
+  started(key: string): void;
+  output(key: string, data: string): void;
+  exited(outcome: PodOutcome): void;
+}
+
+export interface SupervisorOptions {
+  workDir: string;
+  /** The runner's configured credentials, passed to agents only when a pod names them. */
+  credentials: Record<string, string>;
+  runnerEnv: NodeJS.ProcessEnv;
+  hooks: SupervisorHooks;
+  killGraceMs?: number;
+  outputFlushMs?: number;
+}
+
+const TAIL_KEEP = 64 * 1024;
+/** Output goes out at least every flush interval, and at once past this size (the protocol caps a message). */
+const MAX_CHUNK = 256 * 1024;
+
+class RunningPod {
+  state: PodReport['state'] = 'preparing';
+  process: GroupProcess | null = null;
+  stopReason: 'terminated' | 'timeout' | null = null;
+  tail = '';
+  pending = '';
+  flushTimer: NodeJS.Timeout | null = null;
+  timeoutTimer: NodeJS.Timeout | null = null;
+  /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
+  stopped!: () => void;
+  readonly stopRequested = new Promise<void>((resolve) => (this.stopped = resolve));
+  constructor(readonly spec: PodSpec) {}
+}
+
+/** Runs the pods of one runner: workspace, agent process(es), output, timeouts, stop. */
+export class PodSupervisor {
+  private readonly pods = new Map<string, RunningPod>();
+  private readonly workspaces: WorkspaceManager;
+  private readonly killGraceMs: number;
+  private readonly flushMs: number;
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.workspaces = new WorkspaceManager(options.workDir);
+    this.killGraceMs = options.killGraceMs ?? 10_000;
+    this.flushMs = options.outputFlushMs ?? 200;
+  }
+
+  has(key: string): boolean {
+    return this.pods.has(key);
+  }
+
+  get size(): number {
+    return this.pods.size;
+  }
+
+  reports(): PodReport[] {
+    return [...this.pods.values()].map((p) => ({ key: p.spec.key, state: p.state }));
+  }
+
+  /** Removes pod workspaces a crash left behind (none of them can be running now). */
+  async sweepWorkspaces(): Promise<void> {
+    await this.workspaces.sweep(this.pods.keys());
+  }
+
+  /** Starts a pod unless it is already here (start requests may repeat). */
+  start(spec: PodSpec): void {
+    if (this.pods.has(spec.key)) return;
+    const pod = new RunningPod(spec);
+    this.pods.set(spec.key, pod);
+    void this.run(pod).then(
+      (outcome) => this.finish(pod, outcome),
+      (error: unknown) => this.finish(pod, this.outcome(pod, 'failed', null, `runner error: ${(error as Error).message}`)),
+    );
+  }
+
+  stop(key: string, reason: 'terminated' | 'timeout'): void {
+    const pod = this.pods.get(key);
+    if (!pod || pod.stopReason) return;
+    pod.stopReason = reason;
+    pod.stopped();
+    pod.process?.stop(this.killGraceMs);
+  }
+
+  /** Stops every pod and waits until all have ended and reported. */
+  async stopAll(reason: 'terminated' | 'timeout'): Promise<void> {
+    for (const key of [...this.pods.keys()]) this.stop(key, reason);
+    await this.idle();
+  }
+
+  /** Resolves when no pod is left (or after `timeoutMs`). */
+  async idle(timeoutMs = Number.POSITIVE_INFINITY): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.pods.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return this.pods.size === 0;
+  }
+
+  private finish(pod: RunningPod, outcome: PodOutcome): void {
+    if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
+    this.flush(pod);
+    this.pods.delete(pod.spec.key);
+    this.options.hooks.exited(outcome);
+  }
+
+  private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
+    const slug = pod.spec.agent.custom ? '' : pod.spec.agent.slug;
+    return {
+      key: pod.spec.key,
+      outcome: pod.stopReason ? 'terminated' : outcome,
+      exit_code: exitCode,
+      error_message: pod.stopReason === 'timeout' ? 'timeout' : pod.stopReason ? 'terminated' : error,
+      session_id: slug ? extractSessionId(slug, pod.tail) : null,
+    };
+  }
+
+  private async run(pod: RunningPod): Promise<PodOutcome> {
+    const spec = pod.spec;
+    let workspace: string;
+    try {
+      workspace = (
+        await this.workspaces.prepare({
+          podKey: spec.key,
+          repo: spec.repo ? { url: spec.repo.url, token: spec.repo.token, defaultBranch: spec.repo.default_branch } : null,
+          branch: spec.branch,
+          persistentKey: spec.persistent_key,
+        })
+      ).path;
+    } catch (error) {
+      const message = error instanceof WorkspaceError ? error.message : `preparing the workspace failed: ${(error as Error).message}`;
+      return this.outcome(pod, 'failed', null, message);
+    }
+    try {
+      if (pod.stopReason) return this.outcome(pod, 'terminated', null, null);
+      if (spec.pod_timeout_minutes) {
+        pod.timeoutTimer = setTimeout(() => this.stop(spec.key, 'timeout'), spec.pod_timeout_minutes * 60_000);
+        pod.timeoutTimer.unref();
+      }
+      const outcome = spec.mode === 'autopilot' ? await this.runAutopilot(pod, workspace) : await this.runDirect(pod, workspace);
+      if (!spec.auto_close && outcome.outcome === 'completed' && !pod.stopReason) {
+        // auto_close false: the pod stays up, workspace and all, until it is terminated.
+        await pod.stopRequested;
+        return this.outcome(pod, 'terminated', outcome.exit_code, null);
+      }
+      return outcome;
+    } finally {
+      await this.workspaces.release(spec.key, { keep: spec.keep_workspace || !spec.auto_close }).catch(() => {});
+    }
+  }
+
+  private async runDirect(pod: RunningPod, workspace: string): Promise<PodOutcome> {
+    const result = await this.runAgent(pod, workspace, null, null);
+    return this.fromResult(pod, result);
+  }
+
+  private fromResult(pod: RunningPod, result: ProcessResult): PodOutcome {
+    if (result.spawnError) return this.outcome(pod, 'failed', null, result.spawnError);
+    if (result.code === 0) return this.outcome(pod, 'completed', 0, null);
+    const how = result.code !== null ? `exit code ${result.code}` : `signal ${result.signal}`;
+    return this.outcome(pod, 'failed', result.code, `the agent ended with ${how}`);
+  }
+
+  /** Autopilot (contract §4): iterations in one workspace until the agent reports done or failed. */
+  private async runAutopilot(pod: RunningPod, workspace: string): Promise<PodOutcome> {
+    const spec = pod.spec;
+    const stateDir = path.join(this.options.workDir, 'autopilot', spec.key);
+    fs.mkdirSync(stateDir, { recursive: true });
+    const statusFile = path.join(stateDir, 'status.json');
+    try {
+      for (let iteration = 1; iteration <= spec.max_iterations; iteration++) {
+        fs.rmSync(statusFile, { force: true });
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          pod.process?.stop(this.killGraceMs);
+        }, spec.iteration_timeout_sec * 1000);
+        timer.unref();
+        const result = await this.runAgent(pod, workspace, statusFile, iteration).finally(() => clearTimeout(timer));
+        if (pod.stopReason) return this.outcome(pod, 'terminated', result.code, null);
+        if (timedOut) return this.outcome(pod, 'failed', result.code, `iteration ${iteration} exceeded iteration_timeout_sec (${spec.iteration_timeout_sec} s)`);
+        if (result.spawnError) return this.outcome(pod, 'failed', null, result.spawnError);
+        const status = readStatus(statusFile);
+        if (status?.status === 'done') return this.outcome(pod, 'completed', result.code, null);
+        if (status?.status === 'failed') return this.outcome(pod, 'failed', result.code, status.summary || `the agent reported failure in iteration ${iteration}`);
+        if (!status && result.code !== 0) return this.fromResult(pod, result);
+      }
+      return this.outcome(pod, 'completed', 0, `max_iterations (${spec.max_iterations}) reached without the agent reporting done`);
+    } finally {
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    }
+  }
+
+  private async runAgent(pod: RunningPod, workspace: string, statusFile: string | null, iteration: number | null): Promise<ProcessResult> {
+    const spec = pod.spec;
+    const agent: AgentSpec = spec.agent.custom
+      ? { slug: spec.agent.slug, ...spec.agent.custom }
+      : { builtin: spec.agent.slug as BuiltinAgentSlug };
+    let invocation: ReturnType<typeof buildInvocation>;
+    try {
+      invocation = buildInvocation(agent, {
+      prompt: spec.prompt,
+      model: spec.model ?? undefined,
+      maxTurns: spec.max_turns ?? undefined,
+      permissionMode: spec.permission_mode ?? undefined,
+      resumeSessionId: spec.resume_session_id,
+      workspace,
+      });
+    } catch (error) {
+      return { code: null, signal: null, spawnError: (error as Error).message };
+    }
+    const { env, missingCredentials } = agentEnvironment({
+      runnerEnv: this.options.runnerEnv,
+      drover: {
+        apiUrl: spec.env.api_url,
+        org: spec.env.org,
+        podKey: spec.key,
+        podToken: spec.env.pod_token,
+        workspace,
+        channelId: spec.env.channel_id,
+        ticketSlug: spec.env.ticket_slug,
+        statusFile,
+        iteration,
+        // Only a custom agent with prompt_position `env` gets the prompt in its environment.
+        prompt: spec.agent.custom?.prompt_position === 'env' ? spec.prompt : null,
+      },
+      credentials: spec.credentials,
+      credentialValues: this.options.credentials,
+    });
+    if (missingCredentials.length > 0) {
+      return { code: null, signal: null, spawnError: `the runner has no credential named ${missingCredentials.join(', ')}` };
+    }
+    const child = new GroupProcess(invocation.command, invocation.args, {
+      cwd: workspace,
+      env,
+      stdin: invocation.stdin,
+      onOutput: (text) => this.collect(pod, text),
+    });
+    pod.process = child;
+    if (pod.stopReason) child.stop(this.killGraceMs);
+    if (pod.state === 'preparing' && child.pid !== undefined) {
+      pod.state = 'running';
+      this.options.hooks.started(spec.key);
+    }
+    const result = await child.done;
+    pod.process = null;
+    return result;
+  }
+
+  private collect(pod: RunningPod, text: string): void {
+    pod.tail = (pod.tail + text).slice(-TAIL_KEEP);
+    pod.pending += text;
+    if (pod.pending.length >= MAX_CHUNK) this.flush(pod);
+    else if (!pod.flushTimer) pod.flushTimer = setTimeout(() => this.flush(pod), this.flushMs);
+  }
+
+  private flush(pod: RunningPod): void {
+    if (pod.flushTimer) clearTimeout(pod.flushTimer);
+    pod.flushTimer = null;
+    if (pod.pending.length === 0) return;
+    const data = pod.pending;
+    pod.pending = '';
+    this.options.hooks.output(pod.spec.key, data);
+  }
+}
+
+function readStatus(file: string): { status: string; summary?: string } | null {
+  try {
+    const value = JSON.parse(fs.readFileSync(file, 'utf8')) as { status?: unknown; summary?: unknown };
+    if (typeof value.status !== 'string') return null;
+    return { status: value.status, summary: typeof value.summary === 'string' ? value.summary : undefined };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,79 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { DomainContext } from '../domain/context.ts';
+import { afterEnd, podLost } from '../domain/pods/lifecycle.ts';
+import { RUNNER_SILENCE_MS } from '../domain/runners/selection.ts';
+import * as pods from '../store/pods.ts';
+
+export interface LivenessOptions {
+  intervalMs: number;
+  /** Runner silence before its active pods become `orphaned` (contract §4: 120 s). */
+  orphanGraceMs: number;
+  /** Runner silence before its orphaned pods are given up as `failed`. */
+  orphanFailMs: number;
+}
+
+/**
+ * The sweeper every replica runs (the updates are guarded, so replicas can overlap): silent
+ * runners go offline, their pods are orphaned and eventually failed, and pods past their
+ * deadline are terminated even if their runner's own timer never fired.
+ */
+export class LivenessSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly ctx: DomainContext,
+    private readonly options: LivenessOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep()
+        .catch((error) => this.log.warn({ err: error }, 'liveness sweep failed'))
+        .finally(() => (this.running = null));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  async sweep(): Promise<void> {
+    const db = this.ctx.store.db;
+    const now = this.ctx.now();
+    // Silent runners go offline. Their connection_id stays (unlike store/runners.ts
+    // expireSilentRunners, which clears it): a connection that was only stalled (a paused
+    // process, a slow network) and still delivers must find its row on its next heartbeat and
+    // bring the runner back online; a closed socket clears it in markDisconnected.
+    await db
+      .updateTable('runners')
+      .set({ status: 'offline', updated_at: now })
+      .where('status', '!=', 'offline')
+      .where('last_heartbeat_at', '<', now - RUNNER_SILENCE_MS)
+      .execute();
+    for (const pod of await pods.podsOnSilentRunners(db, now - this.options.orphanGraceMs, ['initializing', 'running'])) {
+      await pods.transitionPod(db, pod.id, ['initializing', 'running'], { status: 'orphaned', updated_at: now });
+    }
+    for (const pod of await pods.podsOnSilentRunners(db, now - this.options.orphanFailMs, ['orphaned'])) {
+      await podLost(this.ctx, pod, 'the runner never came back');
+    }
+    for (const pod of await pods.podsPastDeadline(db, now - 5_000)) {
+      const changed = await pods.transitionPod(db, pod.id, ['running'], {
+        status: 'terminated',
+        desired_state: 'stop',
+        error_message: 'timeout',
+        finished_at: now,
+        updated_at: now,
+      });
+      if (changed) {
+        await this.ctx.wakeRunner?.(pod.runner_id);
+        await afterEnd(this.ctx, pod, 'terminated', 'timeout');
+      }
+    }
+  }
+}

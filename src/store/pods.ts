@@ -1,0 +1,92 @@
+import type { Executor } from './db.ts';
+import { ACTIVE_POD_STATUSES } from './runners.ts';
+import type { PodRow, PodStatus, PodsTable } from './schema-runners.ts';
+
+export { ACTIVE_POD_STATUSES };
+
+/** Whether `podKey` names a pod of the organization (the check behind `pod_key` on messages). */
+export async function podBelongsToOrg(db: Executor, orgId: number, podKey: string): Promise<boolean> {
+  const row = await db.selectFrom('pods').select('id').where('org_id', '=', orgId).where('key', '=', podKey).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertPod(db: Executor, pod: Omit<PodsTable, 'id'>): Promise<PodRow> {
+  return db.insertInto('pods').values(pod).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findPod(db: Executor, orgId: number, key: string): Promise<PodRow | undefined> {
+  return db.selectFrom('pods').selectAll().where('org_id', '=', orgId).where('key', '=', key).executeTakeFirst();
+}
+
+export async function findPodByKey(db: Executor, key: string): Promise<PodRow | undefined> {
+  return db.selectFrom('pods').selectAll().where('key', '=', key).executeTakeFirst();
+}
+
+export async function findPodsByTokenPrefix(db: Executor, prefix: string): Promise<PodRow[]> {
+  return db.selectFrom('pods').selectAll().where('token_prefix', '=', prefix).execute();
+}
+
+export interface PodFilter {
+  status?: string;
+  runnerId?: number;
+}
+
+function filtered(db: Executor, orgId: number, filter: PodFilter) {
+  let query = db.selectFrom('pods').where('org_id', '=', orgId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status as PodStatus);
+  if (filter.runnerId !== undefined) query = query.where('runner_id', '=', filter.runnerId);
+  return query;
+}
+
+export async function listPods(db: Executor, orgId: number, filter: PodFilter, page: { limit: number; offset: number }): Promise<PodRow[]> {
+  return filtered(db, orgId, filter).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+}
+
+export async function countPods(db: Executor, orgId: number, filter: PodFilter): Promise<number> {
+  const row = await filtered(db, orgId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The pods a runner should be running (desired `run`, still active). */
+export async function desiredPodsOfRunner(db: Executor, runnerId: number): Promise<PodRow[]> {
+  return db
+    .selectFrom('pods')
+    .selectAll()
+    .where('runner_id', '=', runnerId)
+    .where('desired_state', '=', 'run')
+    .where('status', 'in', ACTIVE_POD_STATUSES)
+    .orderBy('id')
+    .execute();
+}
+
+/** Updates a pod only while it is in one of `from`; returns whether it changed (a state machine step). */
+export async function transitionPod(
+  db: Executor,
+  podId: number,
+  from: readonly PodStatus[],
+  set: Partial<Omit<PodsTable, 'id' | 'key' | 'org_id'>>,
+): Promise<boolean> {
+  const result = await db.updateTable('pods').set(set).where('id', '=', podId).where('status', 'in', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function updatePod(db: Executor, podId: number, set: Partial<Omit<PodsTable, 'id' | 'key' | 'org_id'>>): Promise<void> {
+  await db.updateTable('pods').set(set).where('id', '=', podId).execute();
+}
+
+/** Active pods on runners silent since before `silentSince`: candidates to be orphaned. */
+export async function podsOnSilentRunners(db: Executor, silentSince: number, statuses: readonly PodStatus[]): Promise<PodRow[]> {
+  return db
+    .selectFrom('pods')
+    .innerJoin('runners', 'runners.id', 'pods.runner_id')
+    .selectAll('pods')
+    .where('pods.status', 'in', statuses)
+    .where('runners.status', '=', 'offline')
+    .where((eb) => eb.or([eb('runners.last_heartbeat_at', '<', silentSince), eb('runners.last_heartbeat_at', 'is', null)]))
+    .execute();
+}
+
+/** Running pods past their deadline (a backstop for the runner's own timer). */
+export async function podsPastDeadline(db: Executor, now: number): Promise<PodRow[]> {
+  return db.selectFrom('pods').selectAll().where('status', '=', 'running').where('deadline_at', '<', now).execute();
+}

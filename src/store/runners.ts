@@ -1,0 +1,88 @@
+import { sql } from 'kysely';
+import type { DatabaseKind, Executor } from './db.ts';
+import type { RunnerRow, RunnersTable } from './schema-runners.ts';
+
+export const ACTIVE_POD_STATUSES = ['initializing', 'running', 'orphaned'] as const;
+
+export type RunnerWithCount = RunnerRow & { pod_count: number };
+
+function withPodCount(db: Executor) {
+  return db
+    .selectFrom('runners')
+    .selectAll('runners')
+    .select((eb) =>
+      eb
+        .selectFrom('pods')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('pods.runner_id', '=', 'runners.id')
+        .where('pods.status', 'in', ACTIVE_POD_STATUSES)
+        .as('pod_count'),
+    );
+}
+
+export async function insertRunner(db: Executor, runner: Omit<RunnersTable, 'id'>): Promise<RunnerRow> {
+  return db.insertInto('runners').values(runner).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findRunnerByCredential(db: Executor, credentialHash: string): Promise<RunnerRow | undefined> {
+  return db.selectFrom('runners').selectAll().where('credential_hash', '=', credentialHash).executeTakeFirst();
+}
+
+export async function findRunner(db: Executor, orgId: number, id: number): Promise<RunnerWithCount | undefined> {
+  const row = await withPodCount(db).where('runners.org_id', '=', orgId).where('runners.id', '=', id).executeTakeFirst();
+  return row && { ...row, pod_count: Number(row.pod_count) };
+}
+
+export async function findRunnerById(db: Executor, id: number): Promise<RunnerRow | undefined> {
+  return db.selectFrom('runners').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listRunners(db: Executor, orgId: number): Promise<RunnerWithCount[]> {
+  const rows = await withPodCount(db).where('runners.org_id', '=', orgId).orderBy('runners.created_at', 'desc').orderBy('runners.id', 'desc').execute();
+  return rows.map((r) => ({ ...r, pod_count: Number(r.pod_count) }));
+}
+
+/** Locks the org's runners while a pod is placed, so concurrent creates cannot overfill one. */
+export async function lockRunners(db: Executor, kind: DatabaseKind, orgId: number): Promise<void> {
+  // SQLite runs one write transaction at a time, so only PostgreSQL needs the row locks.
+  if (kind === 'postgres') await sql`select id from runners where org_id = ${orgId} for update`.execute(db);
+}
+
+export async function markConnected(
+  db: Executor,
+  id: number,
+  values: Pick<RunnersTable, 'version' | 'os' | 'arch' | 'labels' | 'agents' | 'max_pods' | 'status' | 'connection_id'>,
+  now: number,
+): Promise<void> {
+  await db.updateTable('runners').set({ ...values, last_heartbeat_at: now, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function recordHeartbeat(db: Executor, id: number, connectionId: string, status: RunnersTable['status'], now: number): Promise<void> {
+  await db
+    .updateTable('runners')
+    .set({ last_heartbeat_at: now, status, updated_at: now })
+    .where('id', '=', id)
+    .where('connection_id', '=', connectionId)
+    .execute();
+}
+
+/** Marks a runner offline when the socket that closed is still its current one. */
+export async function markDisconnected(db: Executor, id: number, connectionId: string, now: number): Promise<void> {
+  await db
+    .updateTable('runners')
+    .set({ status: 'offline', connection_id: null, updated_at: now })
+    .where('id', '=', id)
+    .where('connection_id', '=', connectionId)
+    .execute();
+}
+
+/** Runners silent for longer than `silenceMs` become offline. */
+export async function expireSilentRunners(db: Executor, now: number, silenceMs: number): Promise<number> {
+  const result = await db
+    .updateTable('runners')
+    .set({ status: 'offline', connection_id: null, updated_at: now })
+    .where('status', '!=', 'offline')
+    .where('last_heartbeat_at', '<', now - silenceMs)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,83 @@
+import type { Generated, Selectable } from 'kysely';
+
+/** Tables of runners and pods (migration 0004). */
+export interface RunnerTokensTable {
+  id: Generated<number>;
+  org_id: number;
+  token_hash: string;
+  labels: string;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface RunnersTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  credential_hash: string;
+  status: 'online' | 'offline' | 'draining';
+  version: string;
+  os: string;
+  arch: string;
+  labels: string;
+  agents: string;
+  max_pods: number;
+  /** The live socket's id (whichever replica holds it); a stale close must not mark a reconnected runner offline. */
+  connection_id: string | null;
+  last_heartbeat_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CustomAgentsTable {
+  id: Generated<number>;
+  org_id: number;
+  slug: string;
+  name: string;
+  command: string;
+  args: string;
+  prompt_position: string;
+  created_at: number;
+}
+
+export type PodStatus = 'initializing' | 'running' | 'completed' | 'failed' | 'terminated' | 'orphaned';
+
+export interface PodsTable {
+  id: Generated<number>;
+  org_id: number;
+  key: string;
+  runner_id: number;
+  agent_slug: string;
+  status: PodStatus;
+  desired_state: 'run' | 'stop';
+  prompt: string;
+  mode: 'direct' | 'autopilot';
+  config: string;
+  repository_id: number | null;
+  branch: string | null;
+  ticket_slug: string | null;
+  channel_id: number | null;
+  alias: string | null;
+  credentials: string;
+  token_prefix: string;
+  token_hash: string;
+  token_encrypted: string;
+  error_message: string | null;
+  exit_code: number | null;
+  session_id: string | null;
+  started_at: number | null;
+  deadline_at: number | null;
+  finished_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PodOutputTable {
+  pod_id: number;
+  data: string;
+  total_bytes: number;
+}
+
+export type RunnerRow = Selectable<RunnersTable>;
+export type PodRow = Selectable<PodsTable>;
+export type CustomAgentRow = Selectable<CustomAgentsTable>;

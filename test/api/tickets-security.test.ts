@@ -1,0 +1,492 @@
+/**
+ * The security matrix of the seven ticket endpoints (contract §1 "Auth header", "Order of checks",
+ * "Scopes", "Error body"): missing, malformed, unknown, revoked and expired keys; scopes; foreign and
+ * unknown organizations; tickets of another organization; both auth headers; and the order
+ * 401 → 404 → 403 → 400 when the body is malformed too. Every row runs against every endpoint and
+ * every database.
+ */
+import crypto from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as admin from '../../src/domain/admin/service.ts';
+import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import type { OrgRow } from '../../src/store/schema.ts';
+import type { DatabaseKind } from '../../src/store/db.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
+import { DATABASES } from '../helpers/databases.ts';
+
+/**
+ * startTestApp, retried on one known PostgreSQL setup race only: Kysely's Migrator introspects the tables of every
+ * schema in the database, and a schema that a concurrently running suite is dropping at that moment makes it fail with
+ * 'schema "t_…" does not exist'. The race is in the shared test database (test/helpers/databases.ts gives each suite a
+ * schema), not in the API under test.
+ */
+async function startApp(kind: DatabaseKind, options?: Parameters<typeof startTestApp>[1]): Promise<TestApp> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTestApp(kind, options);
+    } catch (error) {
+      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
+    }
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+interface Endpoint {
+  name: string;
+  method: Method;
+  scope: Extract<Scope, 'tickets:read' | 'tickets:write'>;
+  /** The path below /orgs/{org}; `slug` is an existing ticket for the routes that address one. */
+  path: (slug: string) => string;
+  /** A valid body for the write routes. */
+  body?: Record<string, unknown>;
+  /** The status of a successful call. */
+  success: number;
+  addressesTicket: boolean;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /tickets', method: 'GET', scope: 'tickets:read', path: () => '/tickets', success: 200, addressesTicket: false },
+  { name: 'GET /tickets/board', method: 'GET', scope: 'tickets:read', path: () => '/tickets/board', success: 200, addressesTicket: false },
+  { name: 'GET /tickets/:slug', method: 'GET', scope: 'tickets:read', path: (s) => `/tickets/${s}`, success: 200, addressesTicket: true },
+  {
+    name: 'POST /tickets',
+    method: 'POST',
+    scope: 'tickets:write',
+    path: () => '/tickets',
+    body: { type: 'bug', title: 'Created by the security matrix', labels: ['matrix'] },
+    success: 201,
+    addressesTicket: false,
+  },
+  {
+    name: 'PUT /tickets/:slug',
+    method: 'PUT',
+    scope: 'tickets:write',
+    path: (s) => `/tickets/${s}`,
+    body: { title: 'Changed by the security matrix', priority: 'urgent', labels: ['changed'] },
+    success: 200,
+    addressesTicket: true,
+  },
+  {
+    name: 'PATCH /tickets/:slug/status',
+    method: 'PATCH',
+    scope: 'tickets:write',
+    path: (s) => `/tickets/${s}/status`,
+    body: { status: 'done' },
+    success: 200,
+    addressesTicket: true,
+  },
+  { name: 'DELETE /tickets/:slug', method: 'DELETE', scope: 'tickets:write', path: (s) => `/tickets/${s}`, success: 200, addressesTicket: true },
+];
+const WRITE_ENDPOINTS = ENDPOINTS.filter((e) => e.scope === 'tickets:write');
+const TICKET_ENDPOINTS = ENDPOINTS.filter((e) => e.addressesTicket);
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const randomBase62 = (n: number): string => Array.from(crypto.randomBytes(n), (b) => BASE62[b % 62]).join('');
+
+/** Keys that cannot be API keys at all. */
+const MALFORMED_KEYS = [
+  'garbage',
+  'drv_',
+  'drv_short',
+  `drv_${'a'.repeat(31)}`,
+  `DRV_${randomBase62(40)}`,
+  `sk_${randomBase62(40)}`,
+  `drv_${randomBase62(20)}-${randomBase62(19)}`,
+  `drv_${randomBase62(39)}é`,
+  `Bearer drv_${randomBase62(40)}`,
+];
+
+const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
+
+interface ErrorBodyJson {
+  error: string;
+  code: string;
+  request_id: string;
+  details?: { field: string; message: string }[];
+  required_scopes?: string[];
+}
+
+/** The contract's error body (§1 "Error body"), and the status and code. */
+function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
+  const body = res.json() as ErrorBodyJson;
+  expect(typeof body.error).toBe('string');
+  expect(body.error.trim().length).toBeGreaterThan(0);
+  expect(body.code).toBe(code);
+  expect(typeof body.request_id).toBe('string');
+  expect(body.request_id.length).toBeGreaterThan(0);
+  expect(body.request_id).toBe(res.headers['x-request-id']);
+  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
+  if (status === 403) expect(Array.isArray(body.required_scopes)).toBe(true);
+  if (body.details !== undefined) {
+    for (const d of body.details) {
+      expect(typeof d.field).toBe('string');
+      expect(typeof d.message).toBe('string');
+    }
+  }
+  return body;
+}
+
+describe.each(DATABASES)('ticket endpoints security on %s', (kind) => {
+  let t: TestApp;
+  let clock = Date.parse('2026-03-01T12:00:00.000Z');
+  let globex: OrgRow;
+  let globexKey: string;
+  let readKey: string;
+  let writeKey: string;
+  let noTicketsKey: string;
+  let fixtureSlug: string;
+
+  type Send = { slug?: string; org?: string; key?: string | null; headers?: Record<string, string>; payload?: unknown };
+  const send = (ep: Endpoint, options: Send = {}): Promise<LightMyRequestResponse> => {
+    const { slug = fixtureSlug, org, key, headers, payload } = options;
+    const body = payload !== undefined ? payload : ep.body;
+    return t.request({
+      method: ep.method,
+      url: t.path(ep.path(slug), org),
+      key,
+      headers,
+      ...(body === undefined ? {} : typeof body === 'string' ? { payload: body, headers: { 'content-type': 'application/json', ...headers } } : { payload: body as object }),
+    });
+  };
+
+  const createTicket = async (key = t.key, org?: string): Promise<string> => {
+    const res = await t.request({
+      method: 'POST',
+      url: t.path('/tickets', org),
+      key,
+      payload: { type: 'feature', title: 'A ticket to act on', description: 'details', labels: ['one', 'two'], priority: 'high' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return (res.json() as { ticket: { slug: string } }).ticket.slug;
+  };
+
+  const getTicket = async (slug: string, key = t.key, org?: string) => {
+    const res = await t.request({ method: 'GET', url: t.path(`/tickets/${slug}`, org), key });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as { ticket: Record<string, unknown> };
+  };
+
+  const total = async (key = t.key, org?: string): Promise<number> => {
+    const res = await t.request({ method: 'GET', url: t.path('/tickets', org), key });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json() as { total: number }).total;
+  };
+
+  /** Every ticket-related row, in a stable order: a rejected request must not change any of them. */
+  const snapshot = async () => {
+    const db = t.store.db;
+    const [tickets, labels, sequences, counts, idempotency] = await Promise.all([
+      db.selectFrom('tickets').selectAll().orderBy('id').execute(),
+      db.selectFrom('ticket_labels').selectAll().orderBy('ticket_id').orderBy('label').execute(),
+      db.selectFrom('ticket_sequences').selectAll().orderBy('org_id').orderBy('prefix').execute(),
+      db.selectFrom('ticket_counts').selectAll().orderBy('org_id').orderBy('repo_key').orderBy('status').execute(),
+      db.selectFrom('idempotency_keys').select(['api_key_id', 'key']).orderBy('api_key_id').orderBy('key').execute(),
+    ]);
+    return { tickets, labels, sequences, counts, idempotency };
+  };
+
+  /** A target ticket for the routes that address one; a fresh one when the call may change it. */
+  const target = async (ep: Endpoint, mayChange: boolean): Promise<string> => (ep.addressesTicket && mayChange ? createTicket() : fixtureSlug);
+
+  beforeAll(async () => {
+    t = await startApp(kind, { now: () => clock });
+    globex = await t.createOrg('globex');
+    globexKey = (await t.issueKey(SCOPES, { org: globex })).key;
+    readKey = (await t.issueKey(['tickets:read'])).key;
+    writeKey = (await t.issueKey(['tickets:write'])).key;
+    noTicketsKey = (await t.issueKey(SCOPES.filter((s) => !s.startsWith('tickets:')))).key;
+    fixtureSlug = await createTicket();
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  describe.each(ENDPOINTS)('$name', (ep) => {
+    it('without a key → 401 AUTH_REQUIRED', async () => {
+      expectError(await send(ep, { key: null }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` } }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: 'Bearer' } }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: 'Bearer    ' } }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: t.key } }), 401, 'AUTH_REQUIRED');
+    });
+
+    it('with a malformed key → 401 INVALID_API_KEY', async () => {
+      for (const key of MALFORMED_KEYS) {
+        expectError(await send(ep, { key }), 401, 'INVALID_API_KEY');
+        expectError(await send(ep, { key: null, headers: { authorization: `Bearer ${key}` } }), 401, 'INVALID_API_KEY');
+      }
+    });
+
+    it('with an unknown well-formed key → 401 INVALID_API_KEY', async () => {
+      expectError(await send(ep, { key: `drv_${randomBase62(40)}` }), 401, 'INVALID_API_KEY');
+      // Same 12-character prefix as a real key, different secret: found by prefix, refused by hash.
+      const last = t.key.at(-1) === 'a' ? 'b' : 'a';
+      expectError(await send(ep, { key: t.key.slice(0, -1) + last }), 401, 'INVALID_API_KEY');
+      // A real key with extra characters is another key.
+      expectError(await send(ep, { key: `${t.key}x` }), 401, 'INVALID_API_KEY');
+    });
+
+    it('with a key revoked in the domain → 401 INVALID_API_KEY', async () => {
+      const { id, key } = await t.issueKey(SCOPES);
+      expect((await t.request({ method: 'GET', url: t.path('/tickets'), key })).statusCode).toBe(200);
+      await admin.revokeApiKey(t.ctx, 'acme', id);
+      const before = await snapshot();
+      expectError(await send(ep, { key, slug: await target(ep, false) }), 401, 'INVALID_API_KEY');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('with a key revoked through DELETE /api/v1/admin/orgs/acme/api-keys/:id → 401 INVALID_API_KEY', async () => {
+      const { id, key } = await t.issueKey([ep.scope]);
+      expect((await t.request({ method: 'GET', url: t.path('/tickets'), key })).statusCode).toBe(200);
+      const revoke = await t.request({
+        method: 'DELETE',
+        url: `/api/v1/admin/orgs/acme/api-keys/${id}`,
+        key: null,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expect(revoke.statusCode, revoke.body).toBe(200);
+      const before = await snapshot();
+      expectError(await send(ep, { key }), 401, 'INVALID_API_KEY');
+      expectError(await send(ep, { key: null, headers: { authorization: `Bearer ${key}` } }), 401, 'INVALID_API_KEY');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('with an expired key → 401 INVALID_API_KEY (valid until the instant of expiry)', async () => {
+      const expiresAt = clock + 60_000;
+      const { key } = await t.issueKey(SCOPES, { expiresAt: new Date(expiresAt).toISOString() });
+      clock = expiresAt - 1;
+      expect((await t.request({ method: 'GET', url: t.path('/tickets'), key })).statusCode).toBe(200);
+      clock = expiresAt;
+      const before = await snapshot();
+      expectError(await send(ep, { key }), 401, 'INVALID_API_KEY');
+      clock = expiresAt + 24 * 60 * 60 * 1000;
+      expectError(await send(ep, { key }), 401, 'INVALID_API_KEY');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it(`with a key lacking ${ep.scope} → 403 INSUFFICIENT_SCOPE`, async () => {
+      const before = await snapshot();
+      const body = expectError(await send(ep, { key: noTicketsKey }), 403, 'INSUFFICIENT_SCOPE');
+      expect(body.required_scopes).toEqual([ep.scope]);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    if (ep.scope === 'tickets:read') {
+      it('tickets:read grants it', async () => {
+        const res = await send(ep, { key: readKey });
+        expect(res.statusCode, res.body).toBe(200);
+      });
+
+      it('tickets:write alone grants it (write implies read)', async () => {
+        const res = await send(ep, { key: writeKey });
+        expect(res.statusCode, res.body).toBe(200);
+      });
+    } else {
+      it('a read-only key (tickets:read) → 403 with required_scopes [tickets:write], and nothing is written', async () => {
+        const slug = await target(ep, true);
+        const ticketBefore = await getTicket(slug);
+        const totalBefore = await total();
+        const before = await snapshot();
+        const body = expectError(await send(ep, { key: readKey, slug, headers: { 'idempotency-key': `ro-${ep.method}` } }), 403, 'INSUFFICIENT_SCOPE');
+        expect(body.required_scopes).toEqual(['tickets:write']);
+        expect(await snapshot()).toEqual(before);
+        expect(await total()).toBe(totalBefore);
+        expect(await getTicket(slug)).toEqual(ticketBefore);
+      });
+
+      it('tickets:write alone grants it', async () => {
+        const slug = await target(ep, true);
+        const res = await send(ep, { key: writeKey, slug });
+        expect(res.statusCode, res.body).toBe(ep.success);
+      });
+    }
+
+    it("a key of another org on acme's path → 404 NOT_FOUND, the same body as an unknown org", async () => {
+      const before = await snapshot();
+      const foreign = expectError(await send(ep, { key: globexKey }), 404, 'NOT_FOUND');
+      const unknown = expectError(await send(ep, { org: 'no-such-org' }), 404, 'NOT_FOUND');
+      const { request_id: _a, ...foreignRest } = foreign;
+      const { request_id: _b, ...unknownRest } = unknown;
+      expect(foreignRest).toEqual(unknownRest);
+      // A key of acme without the scope on another org's path: 404 comes before 403.
+      expectError(await send(ep, { key: noTicketsKey, org: 'globex' }), 404, 'NOT_FOUND');
+      expectError(await send(ep, { key: readKey, org: 'globex' }), 404, 'NOT_FOUND');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('an unknown org slug → 404 NOT_FOUND', async () => {
+      for (const org of ['no-such-org', 'ACME', 'acme-', 'acm', 'a']) {
+        expectError(await send(ep, { org }), 404, 'NOT_FOUND');
+      }
+    });
+
+    it('Authorization: Bearer <key> works, the scheme word in any case', async () => {
+      for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+        const slug = await target(ep, true);
+        const res = await send(ep, { key: null, slug, headers: { authorization: `${scheme} ${t.key}` } });
+        expect(res.statusCode, `${scheme}: ${res.body}`).toBe(ep.success);
+      }
+      const slug = await target(ep, true);
+      const res = await send(ep, { key: null, slug, headers: { authorization: `bearer   ${t.key}  ` } });
+      expect(res.statusCode, res.body).toBe(ep.success);
+    });
+
+    it('X-API-Key wins over Authorization: valid X-API-Key + invalid Bearer works', async () => {
+      const slug = await target(ep, true);
+      const res = await send(ep, { slug, headers: { authorization: `Bearer drv_${randomBase62(40)}` } });
+      expect(res.statusCode, res.body).toBe(ep.success);
+    });
+
+    it('X-API-Key wins over Authorization: invalid X-API-Key + valid Bearer → 401', async () => {
+      const before = await snapshot();
+      expectError(await send(ep, { key: `drv_${randomBase62(40)}`, headers: { authorization: `Bearer ${t.key}` } }), 401, 'INVALID_API_KEY');
+      expectError(await send(ep, { key: 'garbage', headers: { authorization: `Bearer ${t.key}` } }), 401, 'INVALID_API_KEY');
+      // A read-only X-API-Key with an all-scopes Bearer is judged by the X-API-Key.
+      if (ep.scope === 'tickets:write') {
+        expectError(await send(ep, { key: readKey, headers: { authorization: `Bearer ${t.key}` } }), 403, 'INSUFFICIENT_SCOPE');
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+  });
+
+  describe('order of checks with a malformed body', () => {
+    const BAD_BODIES: { name: string; payload: string; code: string; status: number; endpoints: Endpoint[] }[] = [
+      { name: 'invalid JSON', payload: '{"type": "bug",', code: 'INVALID_JSON', status: 400, endpoints: WRITE_ENDPOINTS },
+      { name: 'a JSON array', payload: '[]', code: 'VALIDATION_FAILED', status: 400, endpoints: WRITE_ENDPOINTS },
+      {
+        name: 'wrong types and an unknown field',
+        payload: '{"type": 3, "title": ["x"], "status": 7, "bogus": true}',
+        code: 'VALIDATION_FAILED',
+        status: 400,
+        endpoints: WRITE_ENDPOINTS.filter((e) => e.method !== 'DELETE'),
+      },
+    ];
+
+    for (const bad of BAD_BODIES) {
+      describe.each(bad.endpoints)(`$name with ${bad.name}`, (ep) => {
+        it('no key → 401, not 400', async () => {
+          expectError(await send(ep, { key: null, payload: bad.payload }), 401, 'AUTH_REQUIRED');
+          expectError(await send(ep, { key: 'garbage', payload: bad.payload }), 401, 'INVALID_API_KEY');
+        });
+
+        it("another org's key → 404, not 400", async () => {
+          expectError(await send(ep, { key: globexKey, payload: bad.payload }), 404, 'NOT_FOUND');
+          expectError(await send(ep, { org: 'no-such-org', payload: bad.payload }), 404, 'NOT_FOUND');
+        });
+
+        it('a read-only key → 403, not 400', async () => {
+          const body = expectError(await send(ep, { key: readKey, payload: bad.payload }), 403, 'INSUFFICIENT_SCOPE');
+          expect(body.required_scopes).toEqual(['tickets:write']);
+        });
+
+        it(`a full key → ${bad.status} ${bad.code}`, async () => {
+          const before = await snapshot();
+          expectError(await send(ep, { payload: bad.payload }), bad.status, bad.code);
+          expect(await snapshot()).toEqual(before);
+        });
+      });
+    }
+
+    describe.each(WRITE_ENDPOINTS)('$name with a wrong content type or an oversized body', (ep) => {
+      const plain = { 'content-type': 'text/plain' };
+      const huge = JSON.stringify({ title: 'x'.repeat(1024 * 1024 + 1) });
+
+      it('no key → 401 before 415 and 413', async () => {
+        expectError(await t.request({ method: ep.method, url: t.path(ep.path(fixtureSlug)), key: null, payload: 'hello', headers: plain }), 401, 'AUTH_REQUIRED');
+        expectError(await send(ep, { key: null, payload: huge }), 401, 'AUTH_REQUIRED');
+      });
+
+      it('a read-only key → 403 before 415 and 413', async () => {
+        expectError(await t.request({ method: ep.method, url: t.path(ep.path(fixtureSlug)), key: readKey, payload: 'hello', headers: plain }), 403, 'INSUFFICIENT_SCOPE');
+        expectError(await send(ep, { key: readKey, payload: huge }), 403, 'INSUFFICIENT_SCOPE');
+      });
+
+      it('a full key → 415 and 413', async () => {
+        const before = await snapshot();
+        expectError(await t.request({ method: ep.method, url: t.path(ep.path(fixtureSlug)), payload: 'hello', headers: plain }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expectError(await send(ep, { payload: huge }), 413, 'PAYLOAD_TOO_LARGE');
+        expect(await snapshot()).toEqual(before);
+      });
+    });
+  });
+});
+
+describe.each(DATABASES)('tickets of another organization on %s', (kind) => {
+  let t: TestApp;
+  let globexKey: string;
+  let initechKey: string;
+  /** globex uses prefix GLX; initech uses prefix ACME, so its slugs look like acme's. */
+  const foreignSlugs = ['GLX-1', 'glx-1', 'ACME-1', 'acme-1'];
+
+  const ticketOf = async (slug: string, key: string, org: string) => {
+    const res = await t.request({ method: 'GET', url: t.path(`/tickets/${slug}`, org), key });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as { ticket: Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    t = await startApp(kind);
+    const globex = await t.createOrg('globex', 'GLX');
+    const initech = await t.createOrg('initech', 'ACME');
+    globexKey = (await t.issueKey(SCOPES, { org: globex })).key;
+    initechKey = (await t.issueKey(SCOPES, { org: initech })).key;
+    for (const [key, org, expected] of [
+      [globexKey, 'globex', 'GLX-1'],
+      [initechKey, 'initech', 'ACME-1'],
+    ] as const) {
+      const res = await t.request({
+        method: 'POST',
+        url: t.path('/tickets', org),
+        key,
+        payload: { type: 'bug', title: `${org} secret`, description: 'not for acme', labels: ['private'] },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      expect((res.json() as { ticket: { slug: string } }).ticket.slug).toBe(expected);
+    }
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  describe.each(TICKET_ENDPOINTS)("$name with acme's key on acme's path", (ep) => {
+    it('→ 404 NOT_FOUND and the other org’s ticket is unchanged', async () => {
+      const globexBefore = await ticketOf('GLX-1', globexKey, 'globex');
+      const initechBefore = await ticketOf('ACME-1', initechKey, 'initech');
+      for (const slug of foreignSlugs) {
+        const res = await t.request({ method: ep.method, url: t.path(ep.path(slug)), ...(ep.body ? { payload: ep.body } : {}) });
+        expectError(res, 404, 'NOT_FOUND');
+        expect(res.body).not.toContain('secret');
+      }
+      expect(await ticketOf('GLX-1', globexKey, 'globex')).toEqual(globexBefore);
+      expect(await ticketOf('ACME-1', initechKey, 'initech')).toEqual(initechBefore);
+    });
+  });
+
+  it("acme's list and board do not show the other orgs' tickets", async () => {
+    const list = await t.request({ method: 'GET', url: t.path('/tickets') });
+    expect(list.statusCode).toBe(200);
+    expect(list.json()).toMatchObject({ tickets: [], total: 0 });
+    const board = await t.request({ method: 'GET', url: t.path('/tickets/board') });
+    expect(board.statusCode).toBe(200);
+    for (const column of (board.json() as { board: { columns: { total: number; tickets: unknown[] }[] } }).board.columns) {
+      expect(column.total).toBe(0);
+      expect(column.tickets).toEqual([]);
+    }
+  });
+
+  it("acme's first ticket is ACME-1 in acme, independent of initech's ACME-1", async () => {
+    const res = await t.request({ method: 'POST', url: t.path('/tickets'), payload: { type: 'task', title: 'acme own' } });
+    expect(res.statusCode, res.body).toBe(201);
+    expect((res.json() as { ticket: { slug: string } }).ticket.slug).toBe('ACME-1');
+    const own = await ticketOf('ACME-1', t.key, 'acme');
+    expect(own.ticket.title).toBe('acme own');
+    expect((await ticketOf('ACME-1', initechKey, 'initech')).ticket.title).toBe('initech secret');
+  });
+});
