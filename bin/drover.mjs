@@ -4,4 +4,11 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/main.ts');
-await main(process.argv.slice(2));
+try {
+  await main(process.argv.slice(2));
+} catch (error) {
+  // Configuration and start-up errors are one line for the operator, not a stack trace.
+  process.stderr.write(`drover: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (process.env.DROVER_DEBUG) console.error(error);
+  process.exit(1);
+}

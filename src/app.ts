@@ -3,7 +3,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAdminAuth } from './api/plugins/admin-auth.ts';
 import { registerOrgAuth } from './api/plugins/auth.ts';
-import { registerErrorHandling } from './api/plugins/errors.ts';
+import { registerErrorHandling, sendError, toAppError } from './api/plugins/errors.ts';
+import { AppError } from './errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './api/plugins/json-body.ts';
 import { RateLimiter } from './api/plugins/rate-limit.ts';
@@ -86,6 +87,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => `req_${crypto.randomUUID().replaceAll('-', '')}`,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Errors raised before routing (a malformed URL, an over-long path parameter) get the same body.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(reply, request, toAppError(error));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? app.listeningOrigin, app.log);
@@ -108,6 +114,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   app.decorateRequest('principal', null as never);
+  app.addHook('onRequest', async (request) => {
+    if (/%00/i.test(request.url)) throw new AppError('VALIDATION_FAILED', 'the request URL may not contain %00');
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -47,7 +47,13 @@ export class AppError extends Error {
 
 export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`);
 
-export const invalid = (field: string, message: string): AppError =>
-  new AppError('VALIDATION_FAILED', `${field} ${message}`, { details: [{ field, message: `${field} ${message}` }] });
+/**
+ * A 400 about one field: body fields are named by JSON pointer (`/assignee_id`), query and path
+ * parameters by name (`limit`), as the schema validator names them.
+ */
+export const invalid = (field: string, message: string): AppError => {
+  const text = `${field.replace(/^\//, '').replaceAll('/', '.')} ${message}`;
+  return new AppError('VALIDATION_FAILED', text, { details: [{ field, message: text }] });
+};
 
 export const conflict = (code: ErrorCode, message: string): AppError => new AppError(code, message);

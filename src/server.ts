@@ -11,6 +11,7 @@ import { SecretBox, resolveSecretKey } from './domain/secrets.ts';
 import { Housekeeping } from './scheduler/housekeeping.ts';
 import { openStore } from './store/db.ts';
 import { createNotifier } from './gateway/notifier.ts';
+import type { RunnerDaemon } from './runner/daemon.ts';
 import { startLocalRunner } from './runner/local.ts';
 import { LivenessSweeper } from './scheduler/liveness.ts';
 import { migrateToLatest } from './store/migrate.ts';
@@ -70,33 +71,36 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     publicUrl: config.publicUrl,
   });
   const housekeeping = new Housekeeping(ctx, app.log);
-  housekeeping.start();
   const sweeper = new LivenessSweeper(
     app.drover.ctx,
     { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs },
     app.log,
   );
-  sweeper.start();
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  announce(`Drover listening on ${url} (${store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`);
-  const localRunner = config.localRunner
-    ? await startLocalRunner(app.drover.ctx, { dataDir: config.dataDir, serverUrl: url, maxPods: config.localRunnerMaxPods, log: (line) => app.log.info(line) })
-    : null;
-  if (localRunner) announce(`Local runner ${localRunner.runnerId} connected (work dir ${path.join(config.dataDir, 'runner')})`);
+  let localRunner: RunnerDaemon | null = null;
 
+  // While shutting down, every answer asks the client to close its connection, so keep-alive
+  // connections do not hold the exit back until their idle timeout.
+  let draining = false;
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
-      await localRunner?.shutdown();
-      housekeeping.stop();
-      await sweeper.stop();
-      await app.close(); // stops accepting, lets in-flight requests finish
-      await store.close();
+      draining = true;
+      const idleSweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await localRunner?.shutdown();
+        housekeeping.stop();
+        await sweeper.stop();
+        await app.close(); // stops accepting, lets in-flight requests finish
+        await store.close();
+      } finally {
+        clearInterval(idleSweep);
+      }
     })());
 
+  // Installed before listening: a signal at any point of the start-up still shuts down cleanly.
   if (options.handleSignals) {
     const onSignal = (signal: NodeJS.Signals) => {
       app.log.info({ signal }, 'shutting down');
@@ -110,6 +114,23 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     };
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
+  }
+
+  housekeeping.start();
+  sweeper.start();
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  announce(`Drover listening on ${url} (${store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`);
+  if (config.localRunner && !closing) {
+    localRunner = await startLocalRunner(app.drover.ctx, {
+      dataDir: config.dataDir,
+      serverUrl: url,
+      maxPods: config.localRunnerMaxPods,
+      log: (line) => app.log.info(line),
+    });
+    if (localRunner) announce(`Local runner ${localRunner.runnerId} connected (work dir ${path.join(config.dataDir, 'runner')})`);
   }
   return { app, url, close };
 }

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../errors.ts';
@@ -23,8 +23,42 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
 
+const DECIMAL_INTEGER = /^-?\d+$/;
+
+/**
+ * Query and path integers must be written as decimal integers: Ajv's coercion alone would also
+ * take ` `, `0x10`, `1e1` or `Infinity`. The check runs on the raw text before coercion.
+ */
+function strictIntegers(schema: object, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const integerNames = Object.entries(properties)
+    .filter(([, property]) => property.type === 'integer' || (Array.isArray(property.type) && property.type.includes('integer')))
+    .map(([name]) => name);
+  if (integerNames.length === 0) return validate;
+  const checked = ((data: Record<string, unknown>) => {
+    const bad = integerNames.filter((name) => typeof data?.[name] === 'string' && !DECIMAL_INTEGER.test(data[name] as string));
+    if (bad.length > 0) {
+      checked.errors = bad.map((name) => ({
+        keyword: 'type',
+        instancePath: '/' + name,
+        schemaPath: `#/properties/${name}/type`,
+        params: { type: 'integer' },
+        message: 'must be integer',
+      }));
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return checked;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+  httpPart === 'body' ? bodyAjv.compile(schema) : strictIntegers(schema, textAjv.compile(schema));
+
+/** RFC 6901: `~` and `/` inside a name are written `~0` and `~1`. */
+const escapePointer = (name: string): string => name.replaceAll('~', '~0').replaceAll('/', '~1');
 
 const TYPE_WORDS: Record<string, string> = {
   string: 'a string',
@@ -53,11 +87,11 @@ export function validationDetails(errors: ErrorObject[], context: string): Error
     let message: string;
     switch (error.keyword) {
       case 'additionalProperties':
-        pointer += '/' + String(error.params.additionalProperty);
+        pointer += '/' + escapePointer(String(error.params.additionalProperty));
         message = byName ? 'is not a known parameter' : 'is not a known field';
         break;
       case 'required':
-        pointer += '/' + String(error.params.missingProperty);
+        pointer += '/' + escapePointer(String(error.params.missingProperty));
         message = 'is required';
         break;
       case 'type':

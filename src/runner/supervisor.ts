@@ -67,9 +67,41 @@ export class PodSupervisor {
     return [...this.pods.values()].map((p) => ({ key: p.spec.key, state: p.state }));
   }
 
-  /** Removes pod workspaces a crash left behind (none of them can be running now). */
+  /**
+   * After a crash of the runner (kill -9, OOM): its agents, in process groups of their own, were
+   * left running. Ends them (SIGKILL to each group recorded under <work dir>/agents), then
+   * removes the pod workspaces left behind (none of them can be running now).
+   */
   async sweepWorkspaces(): Promise<void> {
+    this.killAbandonedAgents();
     await this.workspaces.sweep(this.pods.keys());
+  }
+
+  private get agentsDir(): string {
+    return path.join(this.options.workDir, 'agents');
+  }
+
+  private killAbandonedAgents(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.agentsDir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const key = name.replace(/\.pid$/, '');
+      if (this.pods.has(key)) continue;
+      const file = path.join(this.agentsDir, name);
+      const pid = Number(fs.readFileSync(file, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 1 && abandonedGroupOf(pid, key)) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+      }
+      fs.rmSync(file, { force: true });
+    }
   }
 
   /** Starts a pod unless it is already here (start requests may repeat). */
@@ -244,12 +276,18 @@ export class PodSupervisor {
       onOutput: (text) => this.collect(pod, text),
     });
     pod.process = child;
+    const pidFile = path.join(this.agentsDir, `${spec.key}.pid`);
+    if (child.pid !== undefined) {
+      fs.mkdirSync(this.agentsDir, { recursive: true });
+      fs.writeFileSync(pidFile, `${child.pid}\n`);
+    }
     if (pod.stopReason) child.stop(this.killGraceMs);
     if (pod.state === 'preparing' && child.pid !== undefined) {
       pod.state = 'running';
       this.options.hooks.started(spec.key);
     }
     const result = await child.done;
+    fs.rmSync(pidFile, { force: true });
     pod.process = null;
     return result;
   }
@@ -269,6 +307,26 @@ export class PodSupervisor {
     pod.pending = '';
     this.options.hooks.output(pod.spec.key, data);
   }
+}
+
+/**
+ * Whether process group `pid` still exists and is the one the pod's agent led. While its leader
+ * lives, /proc says whose it is (the pid may have been reused); once the leader is gone the group
+ * can only be ours, since a pid is not reused while a process group of that id exists.
+ */
+function abandonedGroupOf(pid: number, key: string): boolean {
+  try {
+    process.kill(-pid, 0);
+  } catch {
+    return false;
+  }
+  let environ: string;
+  try {
+    environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return true; // the leader has exited (or there is no /proc)
+  }
+  return environ === '' || environ.split('\0').includes(`DROVER_POD_KEY=${key}`);
 }
 
 function readStatus(file: string): { status: string; summary?: string } | null {

@@ -130,10 +130,10 @@ describe.each(DATABASES)('channels API on %s', (kind) => {
         await t.request({ method: 'POST', url: t.path('/tickets', 'other'), key: otherKey.key, payload: { type: 'bug', title: 'x' } })
       ).json().ticket;
       for (const [payload, field] of [
-        [{ repository_id: 9999 }, 'repository_id'],
-        [{ repository_id: foreignRepository }, 'repository_id'],
-        [{ ticket_slug: 'ACME-42' }, 'ticket_slug'],
-        [{ ticket_slug: foreignTicket.slug }, 'ticket_slug'],
+        [{ repository_id: 9999 }, '/repository_id'],
+        [{ repository_id: foreignRepository }, '/repository_id'],
+        [{ ticket_slug: 'ACME-42' }, '/ticket_slug'],
+        [{ ticket_slug: foreignTicket.slug }, '/ticket_slug'],
       ] as const) {
         const response = await t.request({ method: 'POST', url: t.path('/channels'), payload: { name: 'x1', ...payload } });
         expectError(response, 400, 'VALIDATION_FAILED');
@@ -341,7 +341,7 @@ describe.each(DATABASES)('channels API on %s', (kind) => {
       });
       expectError(response, 400, 'VALIDATION_FAILED');
       expect(response.json().error).toBe('pod_key must be a pod of this organization');
-      expect(response.json().details[0].field).toBe('pod_key');
+      expect(response.json().details[0].field).toBe('/pod_key');
       expect(await messages(channel.id)).toEqual([]);
     });
 

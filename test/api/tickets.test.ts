@@ -90,10 +90,10 @@ describe.each(DATABASES)('tickets API on %s', (kind) => {
         await t.request({ method: 'POST', url: t.path('/tickets', 'other'), key: foreignKey.key, payload: { type: 'bug', title: 'theirs' } })
       ).json().ticket;
       for (const [payload, field] of [
-        [{ assignee_id: foreignUser.id }, 'assignee_id'],
-        [{ assignee_id: 9999 }, 'assignee_id'],
-        [{ repository_id: 9999 }, 'repository_id'],
-        [{ parent_slug: foreignTicket.slug }, 'parent_slug'],
+        [{ assignee_id: foreignUser.id }, '/assignee_id'],
+        [{ assignee_id: 9999 }, '/assignee_id'],
+        [{ repository_id: 9999 }, '/repository_id'],
+        [{ parent_slug: foreignTicket.slug }, '/parent_slug'],
       ] as const) {
         const response = await t.request({ method: 'POST', url: t.path('/tickets'), payload: { type: 'bug', title: 'x', ...payload } });
         expect(response.statusCode).toBe(400);

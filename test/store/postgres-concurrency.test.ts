@@ -211,7 +211,8 @@ suite(title, () => {
       for (const dir of dataDirs) expect(fs.existsSync(path.join(dir, 'admin-token'))).toBe(false);
     });
 
-    it.runIf(!premigrate)('tickets created at once over HTTP on both replicas: numbers exactly 1..N', async () => {
+    if (premigrate) return; // numbering across replicas: checked once, in the empty-schema variant
+    it('tickets created at once over HTTP on both replicas: numbers exactly 1..N', async () => {
       const key = fs.readFileSync(path.join(dataDirs.find((dir) => fs.existsSync(path.join(dir, 'bootstrap-api-key')))!, 'bootstrap-api-key'), 'utf8').trim();
       const total = 80;
       const responses = await Promise.all(

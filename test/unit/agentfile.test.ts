@@ -33,7 +33,7 @@ function expectLineError(text: string, line: number | null, reason: string | Reg
   expect(error.status).toBe(400);
   const details = error.extra.details ?? [];
   expect(details).toHaveLength(1);
-  expect(details[0].field).toBe('agentfile_layer');
+  expect(details[0].field).toBe('/agentfile_layer');
   const prefix = line === null ? '' : `line ${line}: `;
   expect(details[0].message.startsWith(prefix)).toBe(true);
   if (line === null) expect(details[0].message).not.toMatch(/^line \d+/);
@@ -320,7 +320,7 @@ describe('parseAgentfileLayerWithLines', () => {
     const error = agentfileError(5, 'REPO names no repository of this organization ("web")');
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.message).toBe('agentfile_layer line 5: REPO names no repository of this organization ("web")');
-    expect(error.extra.details).toEqual([{ field: 'agentfile_layer', message: 'line 5: REPO names no repository of this organization ("web")' }]);
+    expect(error.extra.details).toEqual([{ field: '/agentfile_layer', message: 'line 5: REPO names no repository of this organization ("web")' }]);
   });
 });
 
@@ -493,7 +493,7 @@ function parseOrValidationError(text: string): AgentfileLayer | AppError {
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     expect(error.code).toBe('VALIDATION_FAILED');
-    expect(error.extra.details?.[0]?.field).toBe('agentfile_layer');
+    expect(error.extra.details?.[0]?.field).toBe('/agentfile_layer');
     const lines = text.split('\n').length;
     const n = /^line (\d+): /.exec(error.extra.details?.[0]?.message ?? '')?.[1];
     if (n !== undefined) {

@@ -18,6 +18,7 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message?: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: 'request body is empty but its content type is application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'VALIDATION_FAILED', message: 'Content-Length does not match the body' },
   FST_ERR_BAD_URL: { code: 'VALIDATION_FAILED', message: 'the request URL is malformed' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'VALIDATION_FAILED', message: 'a path parameter is longer than 200 characters' },
 };
 
 export function toErrorBody(error: AppError, requestId: string): ErrorBody {

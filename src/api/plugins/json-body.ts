@@ -26,6 +26,10 @@ export function registerJsonBody(app: FastifyInstance): void {
     } catch (error) {
       return done(new AppError('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message}`), undefined);
     }
+    // JSON escapes can smuggle U+0000 into strings; no database column or process argument can hold it.
+    if (text.includes('\\u0000') && containsNul(value)) {
+      return done(new AppError('VALIDATION_FAILED', 'request body strings may not contain the character U+0000'), undefined);
+    }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       return done(
         new AppError('VALIDATION_FAILED', 'request body must be a JSON object', {
@@ -36,4 +40,11 @@ export function registerJsonBody(app: FastifyInstance): void {
     }
     done(null, value);
   });
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\0') || containsNul(v));
+  return false;
 }

@@ -34,7 +34,7 @@ export const OrgParams = Type.Object({ org: Type.String({ maxLength: 64 }) });
 /** `limit` must be a positive integer; values above the maximum are clamped by `clampLimit`. */
 export const Limit = (defaultValue: number, maximum: number) =>
   Type.Integer({ minimum: 1, default: defaultValue, description: `default ${defaultValue}, values above ${maximum} are clamped` });
-export const Offset = Type.Integer({ minimum: 0, default: 0 });
+export const Offset = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 });
 
 export const clampLimit = (limit: number, maximum: number): number => Math.min(limit, maximum);
 

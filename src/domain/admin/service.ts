@@ -52,8 +52,8 @@ export async function issueApiKey(
   let expiresAt: number | null = null;
   if (input.expires_at !== undefined) {
     expiresAt = Date.parse(input.expires_at);
-    if (Number.isNaN(expiresAt)) throw invalid('expires_at', 'must be an ISO 8601 date-time');
-    if (expiresAt <= ctx.now()) throw invalid('expires_at', 'must be in the future');
+    if (Number.isNaN(expiresAt)) throw invalid('/expires_at', 'must be an ISO 8601 date-time');
+    if (expiresAt <= ctx.now()) throw invalid('/expires_at', 'must be in the future');
   }
   const key = generateApiKey();
   const apiKey = await apiKeys.insertApiKey(db, {

@@ -57,12 +57,12 @@ export async function createChannel(ctx: DomainContext, orgId: number, input: Cr
   try {
     return await ctx.store.db.transaction().execute(async (trx) => {
       if (input.repository_id !== undefined && !(await findRepository(trx, orgId, input.repository_id))) {
-        throw invalid('repository_id', 'must be the id of a repository of this organization');
+        throw invalid('/repository_id', 'must be the id of a repository of this organization');
       }
       let ticketSlug: string | null = null;
       if (input.ticket_slug !== undefined) {
         const ticket = await findTicketBySlug(trx, orgId, canonicalSlug(input.ticket_slug));
-        if (!ticket) throw invalid('ticket_slug', 'must be the slug of a ticket of this organization');
+        if (!ticket) throw invalid('/ticket_slug', 'must be the slug of a ticket of this organization');
         ticketSlug = ticket.slug;
       }
       const now = ctx.now();
@@ -139,12 +139,12 @@ async function authorOf(db: Executor, principal: Principal, podKey: string | und
   switch (principal.kind) {
     case 'api_key':
       if (podKey !== undefined && !(await podBelongsToOrg(db, principal.org.id, podKey))) {
-        throw invalid('pod_key', 'must be a pod of this organization');
+        throw invalid('/pod_key', 'must be a pod of this organization');
       }
       return { senderType: 'api', podKey: podKey ?? null };
     case 'pod':
       if (podKey !== undefined && podKey !== principal.podKey) {
-        throw invalid('pod_key', "must be omitted or be the calling pod's own key");
+        throw invalid('/pod_key', "must be omitted or be the calling pod's own key");
       }
       return { senderType: 'agent', podKey: principal.podKey };
   }
@@ -173,7 +173,7 @@ export async function postSystemMessage(
   content: string,
   podKey?: string,
 ): Promise<ChannelMessageRow> {
-  if (content.length === 0 || content.length > MAX_CONTENT) throw invalid('content', `must be 1 to ${MAX_CONTENT} characters`);
+  if (content.length === 0 || content.length > MAX_CONTENT) throw invalid('/content', `must be 1 to ${MAX_CONTENT} characters`);
   return appendMessage(ctx, orgId, channelId, content, { senderType: 'system', podKey: podKey ?? null });
 }
 

@@ -103,7 +103,7 @@ const hasWhitespaceOrControl = (text: string): boolean => /\s/.test(text) || has
  */
 export function agentfileError(line: number | null, reason: string): AppError {
   const message = line === null ? reason : `line ${line}: ${reason}`;
-  return new AppError('VALIDATION_FAILED', `${FIELD} ${message}`, { details: [{ field: FIELD, message }] });
+  return new AppError('VALIDATION_FAILED', `${FIELD} ${message}`, { details: [{ field: '/' + FIELD, message }] });
 }
 
 function fail(line: number | null, reason: string): never {

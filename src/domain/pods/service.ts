@@ -49,7 +49,7 @@ async function resolveRepository(db: Executor, orgId: number, layer: AgentfileLa
       : await repositories.findRepositoryByName(db, orgId, layer.repo.name);
   if (!repo) {
     const named = 'id' in layer.repo ? `id ${layer.repo.id}` : `"${layer.repo.name}"`;
-    throw invalid('agentfile_layer', `REPO names no repository of this organization (${named})`);
+    throw invalid('/agentfile_layer', `REPO names no repository of this organization (${named})`);
   }
   return repo;
 }
@@ -60,17 +60,17 @@ export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePo
   const db = ctx.store.db;
   const builtin = isBuiltinAgent(input.agent_slug);
   if (!builtin && !(await customAgents.findCustomAgent(db, org.id, input.agent_slug))) {
-    throw invalid('agent_slug', `"${input.agent_slug}" is neither a built-in agent nor a custom agent of this organization`);
+    throw invalid('/agent_slug', `"${input.agent_slug}" is neither a built-in agent nor a custom agent of this organization`);
   }
   const repository = await resolveRepository(db, org.id, layer);
   const channelId = layer.config.channel_id ?? null;
   if (channelId !== null && !(await channels.findChannel(db, org.id, channelId))) {
-    throw invalid('agentfile_layer', `CONFIG channel_id ${channelId} is not a channel of this organization`);
+    throw invalid('/agentfile_layer', `CONFIG channel_id ${channelId} is not a channel of this organization`);
   }
   let ticketSlug: string | null = null;
   if (input.ticket_slug !== undefined) {
     const ticket = await findTicketBySlug(db, org.id, canonicalSlug(input.ticket_slug));
-    if (!ticket) throw invalid('ticket_slug', 'must be the slug of a ticket of this organization');
+    if (!ticket) throw invalid('/ticket_slug', 'must be the slug of a ticket of this organization');
     ticketSlug = ticket.slug;
   }
   const config: PodConfig = {
@@ -130,7 +130,7 @@ export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePo
 async function placePod(trx: Executor, orgId: number, agentSlug: string, runnerId: number | undefined, now: number): Promise<number> {
   if (runnerId !== undefined) {
     const runner = await runners.findRunner(trx, orgId, runnerId);
-    if (!runner) throw invalid('runner_id', 'must be the id of a runner of this organization');
+    if (!runner) throw invalid('/runner_id', 'must be the id of a runner of this organization');
     const why = isAvailable(runner, agentSlug, now);
     if (why !== null) throw new AppError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot take this pod: ${why}`);
     return runner.id;

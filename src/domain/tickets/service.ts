@@ -51,12 +51,12 @@ async function requireTicket(db: Executor, orgId: number, slug: string): Promise
 
 async function checkAssignee(db: Executor, orgId: number, assigneeId: number | null | undefined): Promise<void> {
   if (assigneeId == null) return;
-  if (!(await userExists(db, orgId, assigneeId))) throw invalid('assignee_id', 'must be the id of a user of this organization');
+  if (!(await userExists(db, orgId, assigneeId))) throw invalid('/assignee_id', 'must be the id of a user of this organization');
 }
 
 async function resolveParent(db: Executor, orgId: number, parentSlug: string): Promise<number> {
   const parent = await tickets.findTicketBySlug(db, orgId, canonicalSlug(parentSlug));
-  if (!parent) throw invalid('parent_slug', 'must be the slug of a ticket of this organization');
+  if (!parent) throw invalid('/parent_slug', 'must be the slug of a ticket of this organization');
   return parent.id;
 }
 
@@ -65,7 +65,7 @@ export async function createTicket(ctx: DomainContext, org: OrgRow, input: Creat
     let prefix = org.ticket_prefix;
     if (input.repository_id !== undefined) {
       const repository = await findRepository(trx, org.id, input.repository_id);
-      if (!repository) throw invalid('repository_id', 'must be the id of a repository of this organization');
+      if (!repository) throw invalid('/repository_id', 'must be the id of a repository of this organization');
       prefix = repository.ticket_prefix ?? prefix;
     }
     await checkAssignee(trx, org.id, input.assignee_id);
@@ -151,9 +151,9 @@ export async function updateTicket(
 
 async function parentWithoutCycle(trx: Executor, orgId: number, ticketId: number, parentSlug: string): Promise<number> {
   const parentId = await resolveParent(trx, orgId, parentSlug);
-  if (parentId === ticketId) throw invalid('parent_slug', 'may not be the ticket itself');
+  if (parentId === ticketId) throw invalid('/parent_slug', 'may not be the ticket itself');
   const ancestors = await tickets.ancestorIds(trx, parentId);
-  if (ancestors.includes(ticketId)) throw invalid('parent_slug', 'would create a cycle (the parent descends from this ticket)');
+  if (ancestors.includes(ticketId)) throw invalid('/parent_slug', 'would create a cycle (the parent descends from this ticket)');
   return parentId;
 }
 

@@ -1,0 +1,239 @@
+/**
+ * `drover admin …` (contract §2) as real child processes against a real `drover serve`:
+ * organizations, API keys, users; where the admin token comes from; exit codes and messages
+ * for usage errors, server errors and an unreachable server.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import {
+  createProcessTestDatabase,
+  http as call,
+  runDrover,
+  startServerProcess,
+  type CommandResult,
+  type ServerProcess,
+} from '../helpers/server-process.ts';
+
+interface Fixture {
+  database: TestDatabase;
+  server: ServerProcess;
+  adminToken: string;
+  /** An empty directory to run the CLI in, so no stray `./.drover/admin-token` is found. */
+  cwd: string;
+}
+
+async function setUp(kind: TestDatabase['kind']): Promise<Fixture> {
+  const database = await createProcessTestDatabase(kind);
+  const server = await startServerProcess({ dataDir: database.dataDir, env: database.env });
+  const adminToken = fs.readFileSync(path.join(database.dataDir, 'admin-token'), 'utf8').trim();
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-cli-cwd-'));
+  return { database, server, adminToken, cwd };
+}
+
+async function tearDown(fixture: Fixture | undefined): Promise<void> {
+  if (!fixture) return;
+  await fixture.server.stop();
+  await fixture.database.cleanup();
+  fs.rmSync(fixture.cwd, { recursive: true, force: true });
+}
+
+/** `drover admin <args>` with no admin token in the environment unless given. */
+function admin(fixture: Fixture, args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
+  return runDrover(['admin', ...args], { env, cwd: fixture.cwd });
+}
+
+function json<T>(result: CommandResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`not JSON on stdout (exit ${result.code}):\n${result.stdout}\n--- stderr ---\n${result.stderr}`);
+  }
+}
+
+function ok(result: CommandResult): CommandResult {
+  if (result.code !== 0) throw new Error(`exit ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`);
+  return result;
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Org {
+  id: number;
+  slug: string;
+  name: string;
+  ticket_prefix: string;
+  created_at: string;
+}
+interface ApiKey {
+  id: number;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  revoked_at?: string | null;
+}
+
+describe.each(DATABASES)('drover admin against a real server (%s)', (kind) => {
+  let fixture: Fixture;
+  beforeAll(async () => {
+    fixture = await setUp(kind);
+  });
+  afterAll(() => tearDown(fixture));
+
+  /** With the admin token read from `--data-dir`. */
+  const run = (args: string[]) => admin(fixture, [...args, '--server', fixture.server.url, '--data-dir', fixture.database.dataDir]);
+
+  it('orgs create, orgs list', async () => {
+    const created = json<{ org: Org }>(ok(await run(['orgs', 'create', '--slug', 'cli-org', '--name', 'CLI Org', '--ticket-prefix', 'CLI'])));
+    expect(created.org).toMatchObject({ slug: 'cli-org', name: 'CLI Org', ticket_prefix: 'CLI', id: expect.any(Number) });
+    expect(created.org.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    const listed = json<{ orgs: Org[] }>(ok(await run(['orgs', 'list'])));
+    expect(listed.orgs.map((o) => o.slug).sort()).toEqual(['cli-org', 'default']);
+  });
+
+  it('api-keys create prints the key once; list never shows it; revoke makes it 401', async () => {
+    const created = json<{ api_key: ApiKey; key: string }>(
+      ok(await run(['api-keys', 'create', '--org', 'cli-org', '--name', 'ci', '--scopes', 'tickets:read,tickets:write'])),
+    );
+    expect(created.key).toMatch(/^drv_[A-Za-z0-9]{32,}$/);
+    expect(created.api_key).toMatchObject({ name: 'ci', scopes: ['tickets:read', 'tickets:write'], prefix: created.key.slice(0, 12) });
+
+    // The key works over HTTP, in its own organization.
+    const ticketPath = '/api/v1/ext/orgs/cli-org/tickets';
+    const ticket = await call(fixture.server.url, 'POST', ticketPath, { key: created.key, body: { type: 'bug', title: 'made with a CLI key' } });
+    expect(ticket.status).toBe(201);
+    expect(ticket.body).toMatchObject({ ticket: { slug: 'CLI-1' } });
+    expect((await call(fixture.server.url, 'GET', ticketPath, { key: created.key })).status).toBe(200);
+    expect((await call(fixture.server.url, 'GET', '/api/v1/ext/orgs/default/tickets', { key: created.key })).status).toBe(404);
+
+    const list = ok(await run(['api-keys', 'list', '--org', 'cli-org']));
+    expect(list.stdout).not.toContain(created.key);
+    const keys = json<{ api_keys: ApiKey[] }>(list).api_keys;
+    expect(keys.map((k) => k.id)).toEqual([created.api_key.id]);
+    expect(keys[0]).not.toHaveProperty('key');
+
+    const revoked = ok(await run(['api-keys', 'revoke', '--org', 'cli-org', '--id', String(created.api_key.id)]));
+    expect(json<{ message: string }>(revoked).message).toMatch(/revoked/i);
+    expect((await call(fixture.server.url, 'GET', ticketPath, { key: created.key })).status).toBe(401);
+  });
+
+  it('users create, users list; a created user can be a ticket assignee', async () => {
+    const created = json<{ user: { id: number; name: string; email: string } }>(
+      ok(await run(['users', 'create', '--org', 'default', '--name', 'Ada', '--email', 'ada@example.com'])),
+    );
+    expect(created.user).toMatchObject({ id: expect.any(Number), name: 'Ada', email: 'ada@example.com' });
+    const listed = json<{ users: Array<{ id: number; email: string }> }>(ok(await run(['users', 'list', '--org', 'default'])));
+    expect(listed.users.map((u) => [u.id, u.email])).toEqual([[created.user.id, 'ada@example.com']]);
+
+    const key = fs.readFileSync(path.join(fixture.database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+    const ticket = await call(fixture.server.url, 'POST', '/api/v1/ext/orgs/default/tickets', {
+      key,
+      body: { type: 'task', title: 'assigned', assignee_id: created.user.id },
+    });
+    expect(ticket.status).toBe(201);
+    expect(ticket.body).toMatchObject({ ticket: { assignee_id: created.user.id } });
+  });
+});
+
+describe('drover admin: where the admin token comes from, and errors', () => {
+  let fixture: Fixture;
+  beforeAll(async () => {
+    fixture = await setUp('sqlite');
+  });
+  afterAll(() => tearDown(fixture));
+
+  it('from DROVER_DATA_DIR, DROVER_ADMIN_TOKEN or --admin-token (flag > environment > data dir)', async () => {
+    const server = fixture.server.url;
+    const wrongDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-wrong-token-'));
+    fs.writeFileSync(path.join(wrongDir, 'admin-token'), 'drvadm_wrong\n');
+    try {
+      // (--data-dir is what every command of the suite above uses.)
+      const [fromDataDirEnv, fromEnv, fromFlag, envBeatsDir, flagBeatsEnv, wrong] = await Promise.all([
+        admin(fixture, ['orgs', 'list', '--server', server], { DROVER_DATA_DIR: fixture.database.dataDir }),
+        admin(fixture, ['orgs', 'list'], { DROVER_ADMIN_TOKEN: fixture.adminToken, DROVER_SERVER_URL: server }),
+        admin(fixture, ['orgs', 'list', '--server', server, '--admin-token', fixture.adminToken]),
+        admin(fixture, ['orgs', 'list', '--server', server, '--data-dir', wrongDir], { DROVER_ADMIN_TOKEN: fixture.adminToken }),
+        admin(fixture, ['orgs', 'list', '--server', server, '--admin-token', fixture.adminToken], { DROVER_ADMIN_TOKEN: 'drvadm_wrong' }),
+        admin(fixture, ['orgs', 'list', '--server', server, '--data-dir', wrongDir]),
+      ]);
+      for (const result of [fromDataDirEnv, fromEnv, fromFlag, envBeatsDir, flagBeatsEnv]) {
+        expect(json<{ orgs: Org[] }>(ok(result)).orgs.map((o) => o.slug)).toEqual(['default']);
+      }
+      // A wrong token: the server's 401 body on stderr, exit 1.
+      expect(wrong.code).toBe(1);
+      expect(wrong.stdout).toBe('');
+      expect(JSON.parse(wrong.stderr)).toMatchObject({ code: 'INVALID_API_KEY' });
+    } finally {
+      fs.rmSync(wrongDir, { recursive: true, force: true });
+    }
+  });
+
+  it('no admin token anywhere: exit 1 saying where it looked', async () => {
+    const result = await admin(fixture, ['orgs', 'list', '--server', fixture.server.url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/no admin token/);
+    expect(result.stderr).toContain(path.join(fixture.cwd, '.drover', 'admin-token'));
+  });
+
+  it('usage errors exit 2 with the usage: unknown command, no command, unknown flag, missing flags', async () => {
+    const server = fixture.server.url;
+    const [unknown, none, unknownFlag, missing] = await Promise.all([
+      admin(fixture, ['orgs', 'frobnicate', '--server', server]),
+      admin(fixture, []),
+      admin(fixture, ['orgs', 'list', '--server', server, '--bogus', 'x']),
+      admin(fixture, ['orgs', 'create', '--slug', 'half', '--server', server, '--admin-token', fixture.adminToken]),
+    ]);
+    for (const result of [unknown, none, unknownFlag, missing]) {
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/Usage:/);
+      expect(result.stderr).toMatch(/drover admin orgs create --slug <slug> --name <name>/);
+    }
+    expect(unknown.stderr).toMatch(/unknown admin command "orgs frobnicate"/);
+    expect(unknownFlag.stderr).toMatch(/--bogus/);
+    expect(missing.stderr).toMatch(/^missing --name\b/);
+    // Nothing reached the server: "half" was not created.
+    const orgs = await call(server, 'GET', '/api/v1/admin/orgs', { bearer: fixture.adminToken });
+    expect((orgs.body as { orgs: Org[] }).orgs.map((o) => o.slug)).not.toContain('half');
+  });
+
+  it('an unknown top-level command exits 2 with the usage', async () => {
+    const result = await runDrover(['frobnicate'], { cwd: fixture.cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown command "frobnicate"/);
+    expect(result.stderr).toMatch(/drover admin <resource> <action>/);
+  });
+
+  it('a server error (duplicate org, unknown key id) exits 1 with the error JSON on stderr', async () => {
+    const args = ['--server', fixture.server.url, '--admin-token', fixture.adminToken];
+    ok(await admin(fixture, ['orgs', 'create', '--slug', 'dup', '--name', 'Dup', ...args]));
+    const [duplicate, unknownKey] = await Promise.all([
+      admin(fixture, ['orgs', 'create', '--slug', 'dup', '--name', 'Dup again', ...args]),
+      admin(fixture, ['api-keys', 'revoke', '--org', 'dup', '--id', '999999', ...args]),
+    ]);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stdout).toBe('');
+    expect(JSON.parse(duplicate.stderr)).toMatchObject({ code: 'ALREADY_EXISTS', error: expect.stringContaining('dup'), request_id: expect.any(String) });
+    expect(unknownKey.code).toBe(1);
+    expect(JSON.parse(unknownKey.stderr)).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('an unreachable server exits 1 with a message', async () => {
+    const port = await closedPort();
+    const result = await admin(fixture, ['orgs', 'list', '--server', `http://127.0.0.1:${port}`, '--admin-token', 'whatever']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^drover admin: \S.*/);
+  });
+});
