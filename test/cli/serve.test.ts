@@ -307,7 +307,7 @@ describe.each(DATABASES)('drover serve (%s)', (kind) => {
 });
 
 describe('drover serve: shutdown with keep-alive clients', () => {
-  // BUG: src/server.ts:91-98 (close) — a request in flight at SIGTERM on a keep-alive connection
+  // Was a bug (fixed): src/server.ts:91-98 (close) — a request in flight at SIGTERM on a keep-alive connection
   // (fetch/undici, browsers, Node's default agent, most HTTP client libraries) is answered with
   // `Connection: keep-alive` / `Keep-Alive: timeout=72`; once answered, that connection is idle,
   // and `app.close()` (Fastify's forceCloseConnections 'idle' only closes connections idle at the
@@ -317,7 +317,7 @@ describe('drover serve: shutdown with keep-alive clients', () => {
   // => { if (draining) reply.header('connection', 'close'); });` and set `draining = true` first thing
   // in close(); as a backstop, during close call `app.server.closeIdleConnections()` every ~100 ms and
   // `closeAllConnections()` after a deadline (e.g. 25 s).
-  it.fails('a keep-alive connection whose request was in flight at SIGTERM does not hold the exit back', async () => {
+  it('a keep-alive connection whose request was in flight at SIGTERM does not hold the exit back', async () => {
     const database = await createProcessTestDatabase('sqlite');
     onTestFinished(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env });
@@ -346,14 +346,14 @@ describe('drover serve with its default local runner (SQLite)', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
   });
 
-  // BUG: src/server.ts:84-87 announces "Drover listening on …" and then awaits
+  // Was a bug (fixed): src/server.ts:84-87 announces "Drover listening on …" and then awaits
   // startLocalRunner (register + connect, up to 10 s) before it installs its SIGTERM/SIGINT
   // handlers (src/server.ts:111-112, `process.once(...)`). A signal in that window gets Node's
   // default action: the process dies by the signal (exit 143 / no exit code), without closing the
   // HTTP server, the runner or the store. Reproduced every time by signalling right after the line.
   // Fix: install the signal handlers before `app.listen` (let `close()` cope with a runner that is
   // not started yet), or announce "listening" only once the local runner is up.
-  it.fails('SIGTERM right after "Drover listening on" (local runner still connecting): exits 0', async () => {
+  it('SIGTERM right after "Drover listening on" (local runner still connecting): exits 0', async () => {
     const database = await createProcessTestDatabase('sqlite');
     onTestFinished(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env, localRunner: true });
