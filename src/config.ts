@@ -22,8 +22,16 @@ export interface ServerConfig {
   readonly orphanGraceMs: number;
   /** DROVER_POD_ORPHAN_FAIL_SECONDS: runner silence before orphaned pods are `failed` (3600). */
   readonly orphanFailMs: number;
-  /** DROVER_SWEEP_INTERVAL_MS: how often liveness and deadlines are checked (5000). */
+  /** DROVER_SWEEP_INTERVAL_MS: how often liveness and deadlines are checked (5000; run timeouts need ≤ 5000). */
   readonly sweepIntervalMs: number;
+  /** DROVER_CRON_CATCHUP_SECONDS: after downtime, only a missed slot younger than this fires (3600). */
+  readonly cronCatchupMs: number;
+  /** DROVER_CRON_TICK_MS: how often due cron slots are looked for (1000). */
+  readonly cronTickMs: number;
+  /** DROVER_DEFAULT_AGENT: the agent of loops that name none (claude-code). */
+  readonly defaultAgent: string;
+  /** DROVER_WEBHOOK_ALLOW_PRIVATE: let callbacks reach loopback and private addresses (false). */
+  readonly webhookAllowPrivate: boolean;
 }
 
 export interface ServeFlags {
@@ -75,5 +83,9 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     orphanGraceMs: intFrom('DROVER_POD_ORPHAN_GRACE_SECONDS', env.DROVER_POD_ORPHAN_GRACE_SECONDS, 120, 1) * 1000,
     orphanFailMs: intFrom('DROVER_POD_ORPHAN_FAIL_SECONDS', env.DROVER_POD_ORPHAN_FAIL_SECONDS, 3600, 1) * 1000,
     sweepIntervalMs: intFrom('DROVER_SWEEP_INTERVAL_MS', env.DROVER_SWEEP_INTERVAL_MS, 5000, 100),
+    cronCatchupMs: intFrom('DROVER_CRON_CATCHUP_SECONDS', env.DROVER_CRON_CATCHUP_SECONDS, 3600, 0) * 1000,
+    cronTickMs: intFrom('DROVER_CRON_TICK_MS', env.DROVER_CRON_TICK_MS, 1000, 50),
+    defaultAgent: env.DROVER_DEFAULT_AGENT?.trim() || 'claude-code',
+    webhookAllowPrivate: boolFrom('DROVER_WEBHOOK_ALLOW_PRIVATE', env.DROVER_WEBHOOK_ALLOW_PRIVATE, false),
   });
 }

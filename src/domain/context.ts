@@ -14,6 +14,8 @@ export interface DomainContext {
   readonly providerTimeoutMs?: number;
   /** Asks whichever replica holds the runner's socket to bring it to the stored desired state now. */
   readonly wakeRunner?: (runnerId: number) => Promise<void>;
-  /** Called once a pod has ended, whatever ended it (loops follow their runs' pods through this). */
-  readonly podEnded?: (podId: number) => Promise<void>;
+  /** The agent of loops that name none (DROVER_DEFAULT_AGENT, default `claude-code`). */
+  readonly defaultAgent?: string;
+  /** Called when a pod starts running and once it has ended, whatever ended it (loop runs follow their pods). */
+  readonly podChanged?: (podId: number) => Promise<void>;
 }

@@ -140,7 +140,9 @@ class RunnerLink {
         return;
       case 'pod_output': {
         const pod = await pods.findPodByKey(db, message.key);
-        if (pod && pod.runner_id === this.runner.id) await appendPodOutput(db, pod.id, message.data);
+        // PostgreSQL text cannot hold NUL (the whole chunk would be refused and lost): NUL shows
+        // as U+FFFD, like the bytes that are not UTF-8.
+        if (pod && pod.runner_id === this.runner.id) await appendPodOutput(db, pod.id, message.data.replaceAll('\0', '\uFFFD'));
         return;
       }
       case 'pod_exited':

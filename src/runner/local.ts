@@ -1,5 +1,6 @@
 import path from 'node:path';
 import fs from 'node:fs';
+import { loadCredentials } from '../cli/runner.ts';
 import type { DomainContext } from '../domain/context.ts';
 import { issueRegistrationToken } from '../domain/runners/service.ts';
 import { findOrgBySlug } from '../store/orgs.ts';
@@ -23,7 +24,18 @@ export async function startLocalRunner(
     }
     token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1 })).token;
   }
-  const daemon = new RunnerDaemon({ server: options.serverUrl, token, name: 'local', labels: ['local'], maxPods: options.maxPods, workDir, log: options.log });
+  const daemon = new RunnerDaemon({
+    server: options.serverUrl,
+    token,
+    name: 'local',
+    labels: ['local'],
+    maxPods: options.maxPods,
+    workDir,
+    // The same credentials as `drover runner` (CREDENTIAL directives): <work dir>/credentials.json
+    // and DROVER_CREDENTIAL_<NAME> of the server's environment.
+    credentials: loadCredentials(workDir, process.env),
+    log: options.log,
+  });
   await daemon.start();
   await daemon.connected(10_000);
   return daemon;

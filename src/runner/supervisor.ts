@@ -184,7 +184,9 @@ export class PodSupervisor {
       }
       return outcome;
     } finally {
-      await this.workspaces.release(spec.key, { keep: spec.keep_workspace || !spec.auto_close }).catch(() => {});
+      // auto_close false keeps the workspace while the pod stays up (the wait above), not after
+      // it was terminated: nothing would ever remove it then.
+      await this.workspaces.release(spec.key, { keep: spec.keep_workspace }).catch(() => {});
     }
   }
 

@@ -4,6 +4,7 @@ import { foundation } from './migrations/0001_foundation.ts';
 import { channels } from './migrations/0002_channels.ts';
 import { repositories } from './migrations/0003_repositories.ts';
 import { runnersAndPods } from './migrations/0004_runners_pods.ts';
+import { loops } from './migrations/0005_loops.ts';
 
 /** Migrations in order; names are fixed once released. */
 function migrationsFor(store: Store): Record<string, Migration> {
@@ -12,6 +13,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0002_channels': channels(store.kind),
     '0003_repositories': repositories(),
     '0004_runners_pods': runnersAndPods(store.kind),
+    '0005_loops': loops(store.kind),
   };
 }
 

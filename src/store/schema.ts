@@ -1,4 +1,5 @@
 import type { CustomAgentsTable, PodOutputTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
+import type { LoopRunsTable, LoopsTable } from './schema-loops.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
@@ -141,6 +142,8 @@ export interface Database {
   custom_agents: CustomAgentsTable;
   pods: PodsTable;
   pod_output: PodOutputTable;
+  loops: LoopsTable;
+  loop_runs: LoopRunsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

@@ -38,7 +38,9 @@ export async function podStarted(ctx: DomainContext, runnerId: number, key: stri
     deadline_at: minutes ? startedAt + minutes * 60_000 : null,
     updated_at: now,
   });
-  if (changed) await tellChannel(ctx, pod, `Pod ${pod.key} (${pod.agent_slug}) started.`);
+  if (!changed) return;
+  await tellChannel(ctx, pod, `Pod ${pod.key} (${pod.agent_slug}) started.`);
+  await ctx.podChanged?.(pod.id);
 }
 
 export async function podFinished(ctx: DomainContext, runnerId: number, result: PodOutcome): Promise<void> {
@@ -83,5 +85,5 @@ export async function podBackFromOrphan(ctx: DomainContext, pod: PodRow): Promis
 /** Ended by the server (terminate, timeout): the channel hears of it and followers (loops) are told. */
 export async function afterEnd(ctx: DomainContext, pod: PodRow, status: PodStatus, detail: string | null): Promise<void> {
   await tellChannel(ctx, pod, `Pod ${pod.key} ${status}${detail ? `: ${detail}` : ''}.`);
-  await ctx.podEnded?.(pod.id);
+  await ctx.podChanged?.(pod.id);
 }

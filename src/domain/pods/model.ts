@@ -19,6 +19,8 @@ export interface PodConfig {
   persistent_key: string | null;
   keep_workspace: boolean;
   resume_session_id: string | null;
+  /** The loop run this pod executes, if any: the run follows the pod. */
+  loop_run_id?: number | null;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 10;

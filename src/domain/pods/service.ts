@@ -39,6 +39,9 @@ export interface PodExtras {
   persistentKey?: string | null;
   keepWorkspace?: boolean;
   resumeSessionId?: string | null;
+  /** Use this runner when it is available (a persistent sandbox lives there), else any runner. */
+  preferRunnerId?: number | null;
+  loopRunId?: number | null;
 }
 
 async function resolveRepository(db: Executor, orgId: number, layer: AgentfileLayer) {
@@ -55,8 +58,18 @@ async function resolveRepository(db: Executor, orgId: number, layer: AgentfileLa
 }
 
 /** POST /pods: validates, places the pod on a runner, records it, and wakes that runner. */
-export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePodInput, extras: PodExtras = {}): Promise<PodRow> {
-  const layer = parseAgentfileLayer(input.agentfile_layer ?? '');
+export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePodInput): Promise<PodRow> {
+  return launchPod(ctx, org, input, parseAgentfileLayer(input.agentfile_layer ?? ''));
+}
+
+/** A pod from an already-parsed layer: the API parses agentfile text, loops build the layer from their fields. */
+export async function launchPod(
+  ctx: DomainContext,
+  org: OrgRow,
+  input: Omit<CreatePodInput, 'agentfile_layer'>,
+  layer: AgentfileLayer,
+  extras: PodExtras = {},
+): Promise<PodRow> {
   const db = ctx.store.db;
   const builtin = isBuiltinAgent(input.agent_slug);
   if (!builtin && !(await customAgents.findCustomAgent(db, org.id, input.agent_slug))) {
@@ -85,6 +98,7 @@ export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePo
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,
     resume_session_id: extras.resumeSessionId ?? null,
+    loop_run_id: extras.loopRunId ?? null,
   };
   const secrets = ctx.secrets;
   if (!secrets) throw new Error('creating pods needs the secret box (DomainContext.secrets)');
@@ -93,7 +107,7 @@ export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePo
   const pod = await db.transaction().execute(async (trx) => {
     await runners.lockRunners(trx, ctx.store.kind, org.id);
     const now = ctx.now();
-    const runnerId = await placePod(trx, org.id, input.agent_slug, input.runner_id, now);
+    const runnerId = await placePod(trx, org.id, input.agent_slug, input.runner_id, now, extras.preferRunnerId ?? null);
     return pods.insertPod(trx, {
       org_id: org.id,
       key: newPodKey(),
@@ -127,7 +141,14 @@ export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePo
   return pod;
 }
 
-async function placePod(trx: Executor, orgId: number, agentSlug: string, runnerId: number | undefined, now: number): Promise<number> {
+async function placePod(
+  trx: Executor,
+  orgId: number,
+  agentSlug: string,
+  runnerId: number | undefined,
+  now: number,
+  preferRunnerId: number | null,
+): Promise<number> {
   if (runnerId !== undefined) {
     const runner = await runners.findRunner(trx, orgId, runnerId);
     if (!runner) throw invalid('/runner_id', 'must be the id of a runner of this organization');
@@ -135,7 +156,10 @@ async function placePod(trx: Executor, orgId: number, agentSlug: string, runnerI
     if (why !== null) throw new AppError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot take this pod: ${why}`);
     return runner.id;
   }
-  const chosen = pickRunner(await runners.listRunners(trx, orgId), agentSlug, now);
+  const candidates = await runners.listRunners(trx, orgId);
+  const preferred = candidates.find((r) => r.id === preferRunnerId);
+  if (preferred && isAvailable(preferred, agentSlug, now) === null) return preferred.id;
+  const chosen = pickRunner(candidates, agentSlug, now);
   if (!chosen) throw new AppError('NO_AVAILABLE_RUNNER', `no online runner with free capacity has the agent "${agentSlug}"`);
   return chosen.id;
 }

@@ -1,0 +1,110 @@
+import { sql } from 'kysely';
+import type { DatabaseKind, Executor } from './db.ts';
+import type { LoopRow, LoopsTable } from './schema-loops.ts';
+
+export async function insertLoop(db: Executor, loop: Omit<LoopsTable, 'id'>): Promise<LoopRow> {
+  return db.insertInto('loops').values(loop).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findLoop(db: Executor, orgId: number, slug: string): Promise<LoopRow | undefined> {
+  return db.selectFrom('loops').selectAll().where('org_id', '=', orgId).where('slug', '=', slug).executeTakeFirst();
+}
+
+export async function findLoopById(db: Executor, id: number): Promise<LoopRow | undefined> {
+  return db.selectFrom('loops').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function slugsLike(db: Executor, orgId: number, base: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('loops')
+    .select('slug')
+    .where('org_id', '=', orgId)
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .execute();
+  return rows.map((r) => r.slug);
+}
+
+export async function listLoops(db: Executor, orgId: number, page: { limit: number; offset: number } | null): Promise<LoopRow[]> {
+  let query = db.selectFrom('loops').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (page) query = query.limit(page.limit).offset(page.offset);
+  return query.execute();
+}
+
+export async function countLoops(db: Executor, orgId: number): Promise<number> {
+  const row = await db.selectFrom('loops').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateLoop(db: Executor, id: number, set: Partial<Omit<LoopsTable, 'id' | 'org_id'>>): Promise<LoopRow> {
+  return db.updateTable('loops').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Takes the next run number. The row update also locks the loop until commit on PostgreSQL,
+ * so the policy decisions of concurrent triggers of one loop happen one after another.
+ */
+export async function takeRunNumber(db: Executor, loopId: number): Promise<LoopRow | undefined> {
+  return db
+    .updateTable('loops')
+    .set({ run_counter: sql`run_counter + 1` })
+    .where('id', '=', loopId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function deleteLoop(db: Executor, id: number): Promise<void> {
+  await db.deleteFrom('loop_runs').where('loop_id', '=', id).execute();
+  await db.deleteFrom('loops').where('id', '=', id).execute();
+}
+
+/**
+ * Enabled cron loops whose slot is due, claimed for this transaction: with PostgreSQL, replicas
+ * skip rows another replica holds, so each due loop is handled by exactly one of them.
+ */
+export async function claimDueLoops(db: Executor, kind: DatabaseKind, now: number, limit: number): Promise<LoopRow[]> {
+  const query = db
+    .selectFrom('loops')
+    .selectAll()
+    .where('status', '=', 'enabled')
+    .where('next_run_at', '<=', now)
+    .orderBy('next_run_at')
+    .limit(limit);
+  return kind === 'postgres' ? query.forUpdate().skipLocked().execute() : query.execute();
+}
+
+export interface LoopStats {
+  total_runs: number;
+  successful_runs: number;
+  failed_runs: number;
+  active_run_count: number;
+  last_run_at: number | null;
+}
+
+/** Stats computed from the runs themselves, so they can never disagree with them. */
+export async function loopStats(db: Executor, loopIds: number[]): Promise<Map<number, LoopStats>> {
+  const stats = new Map<number, LoopStats>();
+  if (loopIds.length === 0) return stats;
+  const rows = await db
+    .selectFrom('loop_runs')
+    .select([
+      'loop_id',
+      (eb) => eb.fn.countAll<number>().as('total'),
+      (eb) => eb.fn.sum<number>(eb.case().when('status', '=', 'completed').then(1).else(0).end()).as('ok'),
+      (eb) => eb.fn.sum<number>(eb.case().when('status', 'in', ['failed', 'timeout']).then(1).else(0).end()).as('bad'),
+      (eb) => eb.fn.sum<number>(eb.case().when('status', 'in', ['queued', 'pending', 'running']).then(1).else(0).end()).as('active'),
+      (eb) => eb.fn.max<number>('started_at').as('last'),
+    ])
+    .where('loop_id', 'in', loopIds)
+    .groupBy('loop_id')
+    .execute();
+  for (const r of rows) {
+    stats.set(r.loop_id, {
+      total_runs: Number(r.total),
+      successful_runs: Number(r.ok ?? 0),
+      failed_runs: Number(r.bad ?? 0),
+      active_run_count: Number(r.active ?? 0),
+      last_run_at: r.last === null ? null : Number(r.last),
+    });
+  }
+  return stats;
+}

@@ -1,0 +1,60 @@
+import type { Generated, Selectable } from 'kysely';
+
+export type RunStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'skipped';
+
+export interface LoopsTable {
+  id: Generated<number>;
+  org_id: number;
+  slug: string;
+  name: string;
+  description: string | null;
+  agent_slug: string | null;
+  custom_agent_slug: string | null;
+  prompt_template: string;
+  prompt_variables: string;
+  repository_id: number | null;
+  runner_id: number | null;
+  branch_name: string | null;
+  execution_mode: 'direct' | 'autopilot';
+  cron_expression: string | null;
+  cron_timezone: string;
+  sandbox_strategy: 'persistent' | 'fresh';
+  session_persistence: number;
+  concurrency_policy: 'skip' | 'queue' | 'replace';
+  max_concurrent_runs: number;
+  timeout_minutes: number;
+  callback_url: string | null;
+  callback_secret_encrypted: string;
+  autopilot_config: string;
+  status: 'enabled' | 'disabled';
+  next_run_at: number | null;
+  run_counter: number;
+  sandbox_runner_id: number | null;
+  last_session_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LoopRunsTable {
+  id: Generated<number>;
+  org_id: number;
+  loop_id: number;
+  run_number: number;
+  status: RunStatus;
+  trigger_type: 'manual' | 'cron';
+  variables: string;
+  resolved_prompt: string | null;
+  pod_key: string | null;
+  runner_id: number | null;
+  scheduled_at: number | null;
+  started_at: number | null;
+  deadline_at: number | null;
+  finished_at: number | null;
+  error_message: string | null;
+  callback_status: 'none' | 'pending' | 'delivered' | 'failed';
+  created_at: number;
+  updated_at: number;
+}
+
+export type LoopRow = Selectable<LoopsTable>;
+export type LoopRunRow = Selectable<LoopRunsTable>;

@@ -1,0 +1,441 @@
+/**
+ * Faults end to end (contract §4 orphaned pods, §5 liveness and delivery) with REAL processes:
+ * a runner killed with SIGKILL mid-pod, a runner frozen (SIGSTOP) past the orphan grace and then
+ * thawed, the server killed with SIGKILL and restarted on the same data while a runner works on,
+ * and (PostgreSQL) two server replicas on one database, the runner held by one of them.
+ *
+ * Short knobs: DROVER_SWEEP_INTERVAL_MS=200, DROVER_POD_ORPHAN_GRACE_SECONDS=2 and the runner's
+ * DROVER_RUNNER_HEARTBEAT_MS=500. The silence after which the server itself marks a runner
+ * offline (30 s, RUNNER_SILENCE_MS) has no knob, so the frozen-runner test waits it out; it runs on
+ * SQLite only (the liveness code is the same on both stores, and the store-specific parts, the
+ * guarded status updates, are exercised on both by the SIGKILL test).
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { killGroup, processGone, runnerPath, startRunnerProcess, tempDir, waitFor } from '../helpers/runner-process.ts';
+
+const ORG = '/api/v1/ext/orgs/default';
+const ADMIN_TOKEN = 'drvadm_e2e_faults_admin_token_0123456789abcdef';
+const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
+interface PodDetail {
+  key: string;
+  status: string;
+  exit_code: number | null;
+  error_message: string | null;
+  runner_id: number;
+}
+
+function layer(script: string): string {
+  return ['PROMPT <<END', script, 'END'].join('\n');
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A small API client bound to one server and key. */
+function client(base: () => string, key: () => string) {
+  const api = (method: string, urlPath: string, body?: unknown) => http(base(), method, urlPath, { key: key(), body });
+  const getPod = async (podKey: string): Promise<PodDetail> => {
+    const response = await api('GET', `${ORG}/pods/${podKey}`);
+    expect(response.status, response.text).toBe(200);
+    return (response.body as { pod: PodDetail }).pod;
+  };
+  return {
+    api,
+    getPod,
+    async createPod(script: string, runnerId?: number): Promise<string> {
+      const response = await api('POST', `${ORG}/pods`, { agent_slug: 'shell', agentfile_layer: layer(script), ...(runnerId ? { runner_id: runnerId } : {}) });
+      expect(response.status, response.text).toBe(201);
+      return (response.body as { pod: { pod_key: string } }).pod.pod_key;
+    },
+    waitStatus: (podKey: string, statuses: string[], timeout = 15_000) =>
+      waitFor(
+        async () => {
+          const pod = await getPod(podKey);
+          return statuses.includes(pod.status) ? pod : undefined;
+        },
+        { timeout, what: `pod ${podKey} to be ${statuses.join('|')}` },
+      ),
+    async runnerStatus(runnerId: number): Promise<string> {
+      const response = await api('GET', `${ORG}/runners/${runnerId}`);
+      return (response.body as { runner: { status: string } }).runner.status;
+    },
+    async output(podKey: string): Promise<string> {
+      return ((await api('GET', `${ORG}/pods/${podKey}/output`)).body as { output: string }).output;
+    },
+    async registrationToken(): Promise<string> {
+      const response = await http(base(), 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });
+      expect(response.status).toBe(201);
+      return (response.body as { token: string }).token;
+    },
+  };
+}
+
+const waitPid = (file: string) =>
+  waitFor(() => (fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() ? Number(fs.readFileSync(file, 'utf8').trim()) : undefined), {
+    what: file,
+  });
+
+describe.each(DATABASES)('runner faults (%s)', (kind) => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let apiKey: string;
+  let scratch: string;
+  const leftovers = new Set<number>();
+  const c = client(
+    () => server.url,
+    () => apiKey,
+  );
+  const runnerEnv = (): Record<string, string> => ({ PATH: runnerPath(), HOME: scratch, DROVER_RUNNER_HEARTBEAT_MS: '500' });
+
+  beforeAll(async () => {
+    database = await createProcessTestDatabase(kind);
+    scratch = tempDir('faults');
+    server = await startServerProcess({
+      dataDir: database.dataDir,
+      env: {
+        ...database.env,
+        DROVER_ADMIN_TOKEN: ADMIN_TOKEN,
+        DROVER_SWEEP_INTERVAL_MS: '200',
+        DROVER_POD_ORPHAN_GRACE_SECONDS: '2',
+        DROVER_POD_ORPHAN_FAIL_SECONDS: '3600',
+        DROVER_LOG_LEVEL: 'warn',
+      },
+    });
+    apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    for (const pid of leftovers) killGroup(pid);
+    await database?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('kill -9 of a runner mid-pod: runner offline, pod orphaned after the grace; a new runner process on the same work dir: the agent is gone and the pod failed', async () => {
+    const workDir = path.join(scratch, 'killed-runner');
+    const first = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir, name: 'victim', env: runnerEnv() });
+    await waitFor(async () => (await c.runnerStatus(first.runnerId)) === 'online', { what: 'the runner online' });
+    const pidFile = path.join(scratch, 'victim.pid');
+    const key = await c.createPod(`echo $$ > ${pidFile}\nsleep 300 &\nwait`, first.runnerId);
+    const agent = await waitPid(pidFile);
+    leftovers.add(agent);
+    await c.waitStatus(key, ['running']);
+
+    await first.kill9();
+    await waitFor(async () => (await c.runnerStatus(first.runnerId)) === 'offline', { timeout: 5_000, what: 'the killed runner offline' });
+    expect((await c.getPod(key)).status).toBe('running'); // within the grace
+    const orphaned = await c.waitStatus(key, ['orphaned'], 6_000);
+    expect(orphaned.status).toBe('orphaned');
+    const available = (await c.api('GET', `${ORG}/runners/available`)).body as { runners: { id: number }[] };
+    expect(available.runners.map((r) => r.id)).not.toContain(first.runnerId);
+
+    // Same work dir, so the same credential: the server knows it as the same runner.
+    const second = await startRunnerProcess({ server: server.url, workDir, name: 'victim', env: runnerEnv() });
+    expect(second.runnerId).toBe(first.runnerId);
+    const failed = await c.waitStatus(key, ['failed', 'running', 'completed', 'terminated'], 10_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.error_message).toMatch(/no longer has this pod/);
+    await waitFor(async () => (await c.runnerStatus(first.runnerId)) === 'online', { what: 'the runner online again' });
+    // The agent the killed runner left behind must not keep working on a pod reported failed.
+    await waitFor(() => processGone(agent), { timeout: 5_000, what: 'the abandoned agent to be gone' });
+    const runners = (await c.api('GET', `${ORG}/runners`)).body as { runners: { id: number }[] };
+    expect(runners.runners.filter((r) => r.id === first.runnerId)).toHaveLength(1);
+
+    // The runner works again.
+    const after = await c.createPod('echo back', first.runnerId);
+    expect(await c.waitStatus(after, ['completed', 'failed'])).toMatchObject({ status: 'completed' });
+    await second.stop();
+  }, 60_000);
+
+  it.runIf(kind === 'sqlite')(
+    'a runner frozen (SIGSTOP) past the grace and then thawed: offline → orphaned → back to running, online again, and the pod still ends normally',
+    async () => {
+      const workDir = path.join(scratch, 'frozen-runner');
+      const runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir, name: 'frozen', env: runnerEnv() });
+      await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
+      const pidFile = path.join(scratch, 'frozen.pid');
+      const gate = path.join(scratch, 'frozen.gate');
+      const key = await c.createPod(`echo $$ > ${pidFile}\nwhile [ ! -e ${gate} ]; do sleep 0.2; done\necho finished-after-thaw`, runner.runnerId);
+      const agent = await waitPid(pidFile);
+      leftovers.add(agent);
+      await c.waitStatus(key, ['running']);
+
+      runner.pause();
+      try {
+        // The server notices the silence after 30 s (no knob), then the 2 s grace orphans the pod.
+        await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'offline', { timeout: 40_000, interval: 500, what: 'the frozen runner offline' });
+        await c.waitStatus(key, ['orphaned'], 6_000);
+        expect(processGone(agent)).toBe(false); // the agent is not frozen with its runner
+      } finally {
+        runner.resume();
+      }
+      await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { timeout: 5_000, what: 'the thawed runner online' });
+      await c.waitStatus(key, ['running'], 5_000);
+      // Stays running (no flapping back to orphaned on the next sweeps).
+      for (let i = 0; i < 10; i++) {
+        await new Promise((r) => setTimeout(r, 300));
+        expect((await c.getPod(key)).status).toBe('running');
+      }
+      fs.writeFileSync(gate, '');
+      expect(await c.waitStatus(key, ['completed', 'failed'])).toMatchObject({ status: 'completed', exit_code: 0 });
+      expect(await c.output(key)).toContain('finished-after-thaw');
+      await runner.stop();
+    },
+    90_000,
+  );
+
+  it('a runner that never comes back: its orphaned pod fails after DROVER_POD_ORPHAN_FAIL_SECONDS', async () => {
+    const db = await createProcessTestDatabase(kind);
+    const local = await startServerProcess({
+      dataDir: db.dataDir,
+      env: { ...db.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_POD_ORPHAN_GRACE_SECONDS: '1', DROVER_POD_ORPHAN_FAIL_SECONDS: '3', DROVER_LOG_LEVEL: 'warn' },
+    });
+    try {
+      const key = fs.readFileSync(path.join(db.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+      const lc = client(
+        () => local.url,
+        () => key,
+      );
+      const runner = await startRunnerProcess({ server: local.url, token: await lc.registrationToken(), workDir: path.join(scratch, 'gone-runner'), env: runnerEnv() });
+      await waitFor(async () => (await lc.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
+      const pidFile = path.join(scratch, 'gone.pid');
+      const podKey = await lc.createPod(`echo $$ > ${pidFile}\nsleep 300`);
+      leftovers.add(await waitPid(pidFile));
+      await lc.waitStatus(podKey, ['running']);
+      await runner.kill9();
+      await lc.waitStatus(podKey, ['orphaned'], 5_000);
+      const failed = await lc.waitStatus(podKey, ['failed'], 8_000);
+      expect(failed.error_message).toMatch(/never came back/);
+    } finally {
+      await local.stop();
+      await db.cleanup();
+    }
+  }, 40_000);
+});
+
+describe.each(DATABASES)('server faults (%s)', (kind) => {
+  let database: TestDatabase;
+  let scratch: string;
+  const leftovers = new Set<number>();
+
+  beforeAll(async () => {
+    database = await createProcessTestDatabase(kind);
+    scratch = tempDir('server-faults');
+  });
+
+  afterAll(async () => {
+    for (const pid of leftovers) killGroup(pid);
+    await database?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('kill -9 of the server and a restart on the same data: the runner reconnects, pods and states are intact, and a pod that ended during the outage is reported', async () => {
+    const port = await freePort();
+    const env = { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' };
+    let server = await startServerProcess({ dataDir: database.dataDir, env, args: ['--port', String(port)] });
+    expect(server.url).toBe(`http://127.0.0.1:${port}`);
+    const apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+    const c = client(
+      () => server.url,
+      () => apiKey,
+    );
+    const runner = await startRunnerProcess({
+      server: server.url,
+      token: await c.registrationToken(),
+      workDir: path.join(scratch, 'runner'),
+      env: { PATH: runnerPath(), HOME: scratch, DROVER_RUNNER_HEARTBEAT_MS: '500' },
+    });
+    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
+
+    const longPid = path.join(scratch, 'long.pid');
+    const quickPid = path.join(scratch, 'quick.pid');
+    const gate = path.join(scratch, 'gate');
+    const long = await c.createPod(`echo $$ > ${longPid}\necho long-started\nsleep 300`);
+    const quick = await c.createPod(`echo $$ > ${quickPid}\necho before-outage\nwhile [ ! -e ${gate} ]; do sleep 0.1; done\necho during-outage\nexit 0`);
+    const longAgent = await waitPid(longPid);
+    const quickAgent = await waitPid(quickPid);
+    leftovers.add(longAgent).add(quickAgent);
+    await c.waitStatus(long, ['running']);
+    await c.waitStatus(quick, ['running']);
+    await waitFor(async () => (await c.output(quick)).includes('before-outage'), { what: 'output before the outage' });
+
+    await server.kill9();
+    fs.writeFileSync(gate, '');
+    await waitFor(() => processGone(quickAgent), { what: 'the quick pod to end during the outage' });
+    await new Promise((r) => setTimeout(r, 1_000));
+
+    server = await startServerProcess({ dataDir: database.dataDir, env, args: ['--port', String(port)] });
+    const reconnectedIn = Date.now();
+    const done = await c.waitStatus(quick, ['completed', 'failed'], 20_000);
+    expect(done).toMatchObject({ status: 'completed', exit_code: 0 });
+    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online after the restart' });
+    expect(Date.now() - reconnectedIn).toBeLessThan(20_000);
+    expect((await c.getPod(long)).status).toBe('running');
+    expect(processGone(longAgent)).toBe(false);
+    const all = (await c.api('GET', `${ORG}/pods`)).body as { total: number; pods: { key: string }[] };
+    expect(all.total).toBe(2);
+    expect(all.pods.map((p) => p.key).sort()).toEqual([long, quick].sort());
+    const quickOutput = await c.output(quick);
+    expect(quickOutput).toContain('before-outage');
+    // Output written while the server was away is delivered after the reconnect, not dropped.
+    expect(quickOutput).toContain('during-outage');
+
+    // The link works both ways after the restart: stop the long pod, start a new one.
+    expect((await c.api('POST', `${ORG}/pods/${long}/terminate`)).status).toBe(200);
+    await waitFor(() => processGone(longAgent), { timeout: 12_000, what: 'the long pod stopped after the restart' });
+    const fresh = await c.createPod('echo after-restart');
+    expect(await c.waitStatus(fresh, ['completed', 'failed'])).toMatchObject({ status: 'completed' });
+    expect(await c.output(fresh)).toBe('after-restart\n');
+    await runner.stop();
+    await server.stop();
+  }, 90_000);
+});
+
+describe.runIf(DATABASES.includes('postgres'))('two server replicas on one PostgreSQL database', () => {
+  let database: TestDatabase;
+  let scratch: string;
+  const leftovers = new Set<number>();
+
+  beforeAll(async () => {
+    database = await createProcessTestDatabase('postgres');
+    scratch = tempDir('replicas');
+  });
+
+  afterAll(async () => {
+    for (const pid of leftovers) killGroup(pid);
+    await database?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('a pod created and terminated through replica B runs on and stops on the runner held by replica A, well within a heartbeat (LISTEN/NOTIFY)', async () => {
+    const env = {
+      ...database.env,
+      DROVER_ADMIN_TOKEN: ADMIN_TOKEN,
+      DROVER_SECRET_KEY: SECRET_KEY,
+      DROVER_LOCAL_RUNNER: 'false',
+      DROVER_SWEEP_INTERVAL_MS: '200',
+      DROVER_LOG_LEVEL: 'warn',
+    };
+    const a = await startServerProcess({ dataDir: path.join(scratch, 'a'), env });
+    const b = await startServerProcess({ dataDir: path.join(scratch, 'b'), env });
+    const apiKey = fs.readFileSync(path.join(scratch, 'a', 'bootstrap-api-key'), 'utf8').trim();
+    expect(fs.existsSync(path.join(scratch, 'b', 'bootstrap-api-key'))).toBe(false);
+    const viaA = client(
+      () => a.url,
+      () => apiKey,
+    );
+    const viaB = client(
+      () => b.url,
+      () => apiKey,
+    );
+    // Default heartbeat (10 s): anything faster than that came through the notification.
+    const runner = await startRunnerProcess({
+      server: a.url,
+      token: await viaA.registrationToken(),
+      workDir: path.join(scratch, 'runner'),
+      env: { PATH: runnerPath(), HOME: scratch },
+    });
+    await waitFor(async () => (await viaB.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online, seen from B' });
+    // Its hello heartbeat is done; the next one is 10 s away.
+    await new Promise((r) => setTimeout(r, 500));
+
+    const pidFile = path.join(scratch, 'replica.pid');
+    const createdAt = Date.now();
+    const key = await viaB.createPod(`echo $$ > ${pidFile}\nsleep 300`);
+    const agent = await waitPid(pidFile);
+    leftovers.add(agent);
+    await viaB.waitStatus(key, ['running'], 5_000);
+    expect(Date.now() - createdAt).toBeLessThan(4_000);
+
+    const stoppedAt = Date.now();
+    const stop = await viaB.api('POST', `${ORG}/pods/${key}/terminate`);
+    expect(stop.status).toBe(200);
+    await waitFor(() => processGone(agent), { timeout: 5_000, interval: 50, what: 'the agent stopped through replica B' });
+    expect(Date.now() - stoppedAt).toBeLessThan(4_000);
+    expect((await viaA.getPod(key)).status).toBe('terminated');
+    await runner.stop();
+    await b.stop();
+    await a.stop();
+  }, 60_000);
+});
+
+describe('the local runner of `drover serve` (SQLite)', () => {
+  let database: TestDatabase;
+  let scratch: string;
+  const leftovers = new Set<number>();
+
+  beforeAll(async () => {
+    database = await createProcessTestDatabase('sqlite');
+    scratch = tempDir('local-runner');
+  });
+
+  afterAll(async () => {
+    for (const pid of leftovers) killGroup(pid);
+    await database?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('runs pods with the server’s credentials and nothing else of its environment; after kill -9 of the server, the restart ends the abandoned agent and fails its pod', async () => {
+    const port = await freePort();
+    const env = {
+      ...database.env,
+      DROVER_ADMIN_TOKEN: ADMIN_TOKEN,
+      DROVER_SECRET_KEY: SECRET_KEY,
+      DROVER_SWEEP_INTERVAL_MS: '200',
+      DROVER_CREDENTIAL_API_TOKEN: 'local-credential',
+      DROVER_LOG_LEVEL: 'warn',
+    };
+    let server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true, args: ['--port', String(port)] });
+    const apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+    const c = client(
+      () => server.url,
+      () => apiKey,
+    );
+    // "Drover listening" comes first; the local runner registers and connects just after.
+    const runners = await waitFor(
+      async () => {
+        const list = ((await c.api('GET', `${ORG}/runners`)).body as { runners: { id: number; name: string; labels: string[]; status: string }[] }).runners;
+        return list.length > 0 && list[0].status === 'online' ? list : undefined;
+      },
+      { what: 'the local runner online' },
+    );
+    expect(runners).toEqual([expect.objectContaining({ name: 'local', labels: ['local'], status: 'online' })]);
+
+    const response = await c.api('POST', `${ORG}/pods`, {
+      agent_slug: 'shell',
+      agentfile_layer: 'CREDENTIAL API_TOKEN\nPROMPT "echo cred=$API_TOKEN admin=${DROVER_ADMIN_TOKEN:-unset} key=${DROVER_SECRET_KEY:-unset} db=${DROVER_DATA_DIR:-unset}"',
+    });
+    expect(response.status, response.text).toBe(201);
+    const hello = (response.body as { pod: { pod_key: string } }).pod.pod_key;
+    expect(await c.waitStatus(hello, ['completed', 'failed'])).toMatchObject({ status: 'completed', runner_id: runners[0].id });
+    expect(await c.output(hello)).toBe('cred=local-credential admin=unset key=unset db=unset\n');
+
+    const pidFile = path.join(scratch, 'local.pid');
+    const long = await c.createPod(`echo $$ > ${pidFile}\nsleep 300`);
+    const agent = await waitPid(pidFile);
+    leftovers.add(agent);
+    await c.waitStatus(long, ['running']);
+    await server.kill9();
+    expect(processGone(agent)).toBe(false); // left behind by the dead server's runner
+
+    server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true, args: ['--port', String(port)] });
+    await waitFor(() => processGone(agent), { timeout: 5_000, what: 'the abandoned agent to be ended by the restarted local runner' });
+    const failed = await c.waitStatus(long, ['failed', 'completed', 'terminated'], 10_000);
+    expect(failed).toMatchObject({ status: 'failed' });
+    expect(failed.error_message).toMatch(/no longer has this pod/);
+    const after = ((await c.api('GET', `${ORG}/runners`)).body as { runners: { id: number; status: string }[] }).runners;
+    expect(after).toEqual([expect.objectContaining({ id: runners[0].id, status: 'online' })]);
+    await server.stop();
+  }, 60_000);
+});
