@@ -13,6 +13,9 @@ import websocket from '@fastify/websocket';
 import { adminRoutes } from './api/routes/admin.ts';
 import { adminRunnerRoutes } from './api/routes/admin-runners.ts';
 import { podRoutes } from './api/routes/pods.ts';
+import { loopRoutes } from './api/routes/loops.ts';
+import * as loopSchemas from './api/schemas/loops.ts';
+import { followPod } from './domain/loops/runs.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { RunnerGateway } from './gateway/links.ts';
@@ -49,6 +52,8 @@ export interface AppOptions {
   notifier?: RunnerNotifier;
   /** The base URL agents call back on (DROVER_PUBLIC_URL); default: the address the server listens on. */
   publicUrl?: string | null;
+  /** DROVER_DEFAULT_AGENT: the agent of loops that name none. */
+  defaultAgent?: string;
 }
 
 declare module 'fastify' {
@@ -79,6 +84,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     secrets: options.secrets,
     providerTimeoutMs: options.providerTimeoutMs,
     wakeRunner: (runnerId) => gateway.wake(runnerId),
+    podChanged: (podId) => followPod(ctx, podId),
+    defaultAgent: options.defaultAgent,
   };
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -110,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
   for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
-  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner]) app.addSchema(schema);
+  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run]) app.addSchema(schema);
   await registerOpenApi(app);
 
   app.decorateRequest('principal', null as never);
@@ -151,8 +158,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(repositoryRoutes(ctx));
       await orgScoped.register(podRoutes(ctx));
       await orgScoped.register(runnerRoutes(ctx));
+      await orgScoped.register(loopRoutes(ctx));
     },
     { prefix: ORG_PREFIX },
+  );
+  // The spec's loops example uses /api/v1/orgs/{org}: the loop endpoints are served there too, identically.
+  await app.register(
+    async (legacyLoops) => {
+      registerOrgAuth(legacyLoops, { authenticator, rateLimiter });
+      registerIdempotency(legacyLoops, ctx);
+      await legacyLoops.register(loopRoutes(ctx));
+    },
+    { prefix: '/api/v1/orgs/:org' },
   );
 
   await registerDocsUi(app);

@@ -14,6 +14,9 @@ import { createNotifier } from './gateway/notifier.ts';
 import type { RunnerDaemon } from './runner/daemon.ts';
 import { startLocalRunner } from './runner/local.ts';
 import { LivenessSweeper } from './scheduler/liveness.ts';
+import { CronScheduler } from './scheduler/cron.ts';
+import { callbackSettled } from './domain/loops/callbacks.ts';
+import { WebhookSender } from './domain/webhooks/outbox.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
 export interface RunningServer {
@@ -69,6 +72,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     providerTimeoutMs: config.providerTimeoutMs,
     notifier,
     publicUrl: config.publicUrl,
+    defaultAgent: config.defaultAgent,
   });
   const housekeeping = new Housekeeping(ctx, app.log);
   const sweeper = new LivenessSweeper(
@@ -76,6 +80,12 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs },
     app.log,
   );
+  const cron = new CronScheduler(app.drover.ctx, { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs }, app.log);
+  const webhooks = new WebhookSender(app.drover.ctx, {
+    allowPrivate: config.webhookAllowPrivate,
+    log: app.log,
+    onSettled: (subject, status) => callbackSettled(app.drover.ctx, subject, status),
+  });
   let localRunner: RunnerDaemon | null = null;
 
   // While shutting down, every answer asks the client to close its connection, so keep-alive
@@ -92,6 +102,8 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       try {
         await localRunner?.shutdown();
         housekeeping.stop();
+        await cron.stop();
+        await webhooks.stop();
         await sweeper.stop();
         await app.close(); // stops accepting, lets in-flight requests finish
         await store.close();
@@ -118,6 +130,8 @@ export async function startServer(config: ServerConfig, options: { handleSignals
 
   housekeeping.start();
   sweeper.start();
+  cron.start();
+  webhooks.start();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

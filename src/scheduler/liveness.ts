@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from '../domain/context.ts';
+import { sweepRuns } from '../domain/loops/runs.ts';
 import { afterEnd, podLost } from '../domain/pods/lifecycle.ts';
 import { RUNNER_SILENCE_MS } from '../domain/runners/selection.ts';
 import * as pods from '../store/pods.ts';
@@ -14,8 +15,9 @@ export interface LivenessOptions {
 
 /**
  * The sweeper every replica runs (the updates are guarded, so replicas can overlap): silent
- * runners go offline, their pods are orphaned and eventually failed, and pods past their
- * deadline are terminated even if their runner's own timer never fired.
+ * runners go offline, their pods are orphaned and eventually failed, pods past their deadline
+ * are terminated even if their runner's own timer never fired, loop runs past their timeout end
+ * as `timeout`, and pending runs that found no runner try again.
  */
 export class LivenessSweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -75,5 +77,6 @@ export class LivenessSweeper {
         await afterEnd(this.ctx, pod, 'terminated', 'timeout');
       }
     }
+    await sweepRuns(this.ctx);
   }
 }

@@ -5,6 +5,7 @@ import { channels } from './migrations/0002_channels.ts';
 import { repositories } from './migrations/0003_repositories.ts';
 import { runnersAndPods } from './migrations/0004_runners_pods.ts';
 import { loops } from './migrations/0005_loops.ts';
+import { webhooks } from './migrations/0006_webhooks.ts';
 
 /** Migrations in order; names are fixed once released. */
 function migrationsFor(store: Store): Record<string, Migration> {
@@ -14,6 +15,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0003_repositories': repositories(),
     '0004_runners_pods': runnersAndPods(store.kind),
     '0005_loops': loops(store.kind),
+    '0006_webhooks': webhooks(store.kind),
   };
 }
 

@@ -58,3 +58,24 @@ export interface LoopRunsTable {
 
 export type LoopRow = Selectable<LoopsTable>;
 export type LoopRunRow = Selectable<LoopRunsTable>;
+
+/** The webhook outbox (migration 0006): one row per event, attempted until delivered or given up. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  org_id: number;
+  event_id: string;
+  url: string;
+  secret_encrypted: string;
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  subject_type: string;
+  subject_id: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

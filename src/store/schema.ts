@@ -1,5 +1,5 @@
 import type { CustomAgentsTable, PodOutputTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
-import type { LoopRunsTable, LoopsTable } from './schema-loops.ts';
+import type { LoopRunsTable, LoopsTable, WebhookDeliveriesTable } from './schema-loops.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
@@ -144,6 +144,7 @@ export interface Database {
   pod_output: PodOutputTable;
   loops: LoopsTable;
   loop_runs: LoopRunsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

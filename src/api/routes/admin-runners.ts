@@ -5,6 +5,7 @@ import type { DomainContext } from '../../domain/context.ts';
 import { createRegistrationToken } from '../../domain/runners/service.ts';
 import type { CustomAgentRow } from '../../store/schema-runners.ts';
 import { errorResponses, iso } from '../schemas/common.ts';
+import { optionalBody } from '../plugins/optional-body.ts';
 import { AdminOrgParams } from '../schemas/admin.ts';
 
 const tags = ['Administration'];
@@ -54,9 +55,10 @@ export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
           ),
           response: { 201: Type.Object({ token: Type.String(), expires_at: Type.String({ format: 'date-time' }) }), ...errorResponses() },
         },
+        preValidation: optionalBody,
       },
       async (request, reply) => {
-        const { token, expiresAt } = await createRegistrationToken(ctx, request.params.org, request.body ?? {});
+        const { token, expiresAt } = await createRegistrationToken(ctx, request.params.org, request.body);
         return reply.code(201).send({ token, expires_at: iso(expiresAt) });
       },
     );

@@ -1,0 +1,155 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { grants } from '../../domain/auth/scopes.ts';
+import { optionalBody } from '../plugins/optional-body.ts';
+import type { DomainContext } from '../../domain/context.ts';
+import { runRecord } from '../../domain/loops/records.ts';
+import { cancelRun } from '../../domain/loops/runs.ts';
+import * as service from '../../domain/loops/service.ts';
+import type { LoopStats } from '../../store/loops.ts';
+import type { LoopRow } from '../../store/schema-loops.ts';
+import { MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
+import * as s from '../schemas/loops.ts';
+
+const tags = ['Loops'];
+const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null };
+
+export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
+  async function loopsApi(app) {
+    /** The loop record of contract §3; the callback secret only for keys that may write loops. */
+    const present = (request: FastifyRequest, loop: LoopRow, stats: LoopStats | null | undefined) => ({
+      id: loop.id,
+      slug: loop.slug,
+      name: loop.name,
+      description: loop.description,
+      agent_slug: loop.agent_slug,
+      custom_agent_slug: loop.custom_agent_slug,
+      prompt_template: loop.prompt_template,
+      prompt_variables: JSON.parse(loop.prompt_variables) as Record<string, unknown>,
+      repository_id: loop.repository_id,
+      runner_id: loop.runner_id,
+      branch_name: loop.branch_name,
+      execution_mode: loop.execution_mode,
+      cron_expression: loop.cron_expression,
+      cron_timezone: loop.cron_timezone,
+      sandbox_strategy: loop.sandbox_strategy,
+      session_persistence: loop.session_persistence === 1,
+      concurrency_policy: loop.concurrency_policy,
+      max_concurrent_runs: loop.max_concurrent_runs,
+      timeout_minutes: loop.timeout_minutes,
+      callback_url: loop.callback_url,
+      ...(grants(request.principal.scopes, 'loops:write') && ctx.secrets ? { callback_secret: ctx.secrets.decrypt(loop.callback_secret_encrypted) } : {}),
+      autopilot_config: JSON.parse(loop.autopilot_config) as { max_iterations: number; iteration_timeout_sec: number },
+      status: loop.status,
+      next_run_at: isoOrNull(loop.next_run_at),
+      last_run_at: isoOrNull((stats ?? NO_STATS).last_run_at),
+      total_runs: (stats ?? NO_STATS).total_runs,
+      successful_runs: (stats ?? NO_STATS).successful_runs,
+      failed_runs: (stats ?? NO_STATS).failed_runs,
+      active_run_count: (stats ?? NO_STATS).active_run_count,
+      created_at: iso(loop.created_at),
+      updated_at: iso(loop.updated_at),
+    });
+    const presentWithStats = async (request: FastifyRequest, loop: LoopRow) => {
+      const { stats } = await service.loopWithStats(ctx, loop);
+      return { loop: present(request, loop, stats) };
+    };
+    const read = { scope: 'loops:read' as const };
+    const write = { scope: 'loops:write' as const };
+    const LoopEnvelope = Type.Object({ loop: Type.Ref('Loop') });
+    const RunEnvelope = Type.Object({ run: Type.Ref('Run') });
+
+    app.get(
+      '/loops',
+      { config: read, schema: { tags, summary: 'List loops, newest first', params: OrgParams, querystring: s.ListLoopsQuery, response: { 200: Type.Object({ loops: Type.Array(Type.Ref('Loop')), total: Type.Integer() }), ...errorResponses() } } },
+      async (request) => {
+        const { limit, offset } = request.query;
+        const page = limit === undefined && offset === undefined ? null : { limit: clampLimit(limit ?? 100, 100), offset: offset ?? 0 };
+        const { rows, total, stats } = await service.listLoops(ctx, request.principal.org.id, page);
+        return { loops: rows.map((loop) => present(request, loop, stats.get(loop.id))), total };
+      },
+    );
+
+    app.post(
+      '/loops',
+      { config: { ...write, idempotent: true }, schema: { tags, summary: 'Create a loop', params: OrgParams, body: s.CreateLoopBody, response: { 201: LoopEnvelope, ...errorResponses(409) } } },
+      async (request, reply) => reply.code(201).send(await presentWithStats(request, await service.createLoop(ctx, request.principal.org.id, request.body))),
+    );
+
+    app.get(
+      '/loops/:slug',
+      { config: read, schema: { tags, summary: 'Get a loop', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      async (request) => presentWithStats(request, await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug)),
+    );
+
+    app.put(
+      '/loops/:slug',
+      { config: write, schema: { tags, summary: 'Update a loop; only the given fields change', params: s.LoopParams, body: s.UpdateLoopBody, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      async (request) => presentWithStats(request, await service.updateLoop(ctx, request.principal.org.id, request.params.slug, request.body)),
+    );
+
+    app.delete(
+      '/loops/:slug',
+      { config: write, schema: { tags, summary: 'Delete a loop and its run history (active runs are cancelled first)', params: s.LoopParams, response: { 200: MessageBody, ...errorResponses() } } },
+      async (request) => {
+        await service.deleteLoop(ctx, request.principal.org.id, request.params.slug);
+        return { message: `Loop ${request.params.slug} deleted.` };
+      },
+    );
+
+    app.post(
+      '/loops/:slug/enable',
+      { config: write, schema: { tags, summary: 'Enable a loop (idempotent)', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      async (request) => presentWithStats(request, await service.enableLoop(ctx, request.principal.org.id, request.params.slug)),
+    );
+
+    app.post(
+      '/loops/:slug/disable',
+      { config: write, schema: { tags, summary: 'Disable a loop (idempotent); queued runs are cancelled', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      async (request) => presentWithStats(request, await service.disableLoop(ctx, request.principal.org.id, request.params.slug)),
+    );
+
+    app.post(
+      '/loops/:slug/trigger',
+      {
+        config: { ...write, idempotent: true },
+        schema: { tags, summary: 'Start a run now; the run status says what the concurrency policy decided', params: s.LoopParams, body: s.TriggerBody, response: { 201: RunEnvelope, ...errorResponses(409) } },
+        preValidation: optionalBody,
+      },
+      async (request, reply) => {
+        const run = await service.manualTrigger(ctx, request.principal.org.id, request.params.slug, request.body?.variables);
+        return reply.code(201).send({ run: runRecord(run, request.params.slug) });
+      },
+    );
+
+    app.get(
+      '/loops/:slug/runs',
+      { config: read, schema: { tags, summary: 'Runs of a loop, most recent first', params: s.LoopParams, querystring: s.ListRunsQuery, response: { 200: Type.Object({ runs: Type.Array(Type.Ref('Run')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } } },
+      async (request) => {
+        const limit = clampLimit(request.query.limit ?? 20, 100);
+        const offset = request.query.offset ?? 0;
+        const { loop, rows, total } = await service.listRuns(ctx, request.principal.org.id, request.params.slug, request.query.status, { limit, offset });
+        return { runs: rows.map((r) => runRecord(r, loop.slug)), total, limit, offset };
+      },
+    );
+
+    app.get(
+      '/loops/:slug/runs/:run_id',
+      { config: read, schema: { tags, summary: 'Get a run', params: s.RunParams, response: { 200: RunEnvelope, ...errorResponses() } } },
+      async (request) => {
+        const { loop, run } = await service.getRun(ctx, request.principal.org.id, request.params.slug, request.params.run_id);
+        return { run: runRecord(run, loop.slug) };
+      },
+    );
+
+    app.post(
+      '/loops/:slug/runs/:run_id/cancel',
+      { config: write, schema: { tags, summary: 'Cancel an active run (its pod is terminated)', params: s.RunParams, response: { 200: Type.Object({ message: Type.String(), run: Type.Ref('Run') }), ...errorResponses(409) } } },
+      async (request) => {
+        const loop = await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug);
+        const run = await cancelRun(ctx, loop, request.params.run_id);
+        return { message: `Run ${run.id} cancelled.`, run: runRecord(run, loop.slug) };
+      },
+    );
+  };

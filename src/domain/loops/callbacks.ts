@@ -1,0 +1,32 @@
+import type { Executor } from '../../store/db.ts';
+import * as runs from '../../store/loop-runs.ts';
+import type { LoopRow } from '../../store/schema-loops.ts';
+import type { DomainContext } from '../context.ts';
+import { enqueueWebhook } from '../webhooks/outbox.ts';
+import { runRecord } from './records.ts';
+
+export const RUN_FINISHED_EVENT = 'loop.run.finished';
+
+/**
+ * A run ended (not skipped): queue its signed callback in the same transaction, so the
+ * delivery is recorded exactly when the run's end is.
+ */
+export async function announceRunEnd(trx: Executor, ctx: DomainContext, loop: LoopRow, runId: number): Promise<void> {
+  if (!loop.callback_url) return;
+  const run = await runs.findRunById(trx, runId);
+  if (!run || !ctx.secrets) return;
+  await enqueueWebhook(trx, ctx, {
+    orgId: loop.org_id,
+    url: loop.callback_url,
+    secret: ctx.secrets.decrypt(loop.callback_secret_encrypted),
+    type: RUN_FINISHED_EVENT,
+    data: { loop: { id: loop.id, slug: loop.slug, name: loop.name }, run: runRecord(run, loop.slug) },
+    subject: { type: 'loop_run', id: run.id },
+  });
+}
+
+/** The sender settled a delivery: the run's callback_status shows it. */
+export async function callbackSettled(ctx: DomainContext, subject: { type: string; id: number }, status: 'delivered' | 'failed'): Promise<void> {
+  if (subject.type !== 'loop_run') return;
+  await runs.updateRun(ctx.store.db, subject.id, { callback_status: status });
+}

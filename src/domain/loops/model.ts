@@ -1,0 +1,35 @@
+import type { RunStatus } from '../../store/schema-loops.ts';
+
+export const EXECUTION_MODES = ['direct', 'autopilot'] as const;
+export const SANDBOX_STRATEGIES = ['persistent', 'fresh'] as const;
+export const CONCURRENCY_POLICIES = ['skip', 'queue', 'replace'] as const;
+export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'];
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
+/** Runs that hold one of the loop's `max_concurrent_runs` slots. */
+export const SLOT_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running'];
+export const MAX_QUEUED_RUNS = 100;
+
+export const DEFAULT_AUTOPILOT_CONFIG = { max_iterations: 10, iteration_timeout_sec: 600 };
+export const DEFAULT_TIMEOUT_MINUTES = 60;
+export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
+
+/** A slug from a name: lower-case, other characters become `-`, trimmed, at most 63, `loop` if empty. */
+export function slugFromName(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return slug.length > 0 ? slug : 'loop';
+}
+
+/** The first of `base`, `base-2`, `base-3`, … not in `taken` (kept within 63 characters). */
+export function uniqueSlug(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const candidate = base.slice(0, 63 - suffix.length).replace(/-+$/, '') + suffix;
+    if (!taken.has(candidate)) return candidate;
+  }
+}

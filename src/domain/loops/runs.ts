@@ -1,0 +1,283 @@
+import { AppError, conflict, notFound } from '../../errors.ts';
+import type { Executor } from '../../store/db.ts';
+import * as runs from '../../store/loop-runs.ts';
+import * as loops from '../../store/loops.ts';
+import { findOrgById } from '../../store/orgs.ts';
+import * as pods from '../../store/pods.ts';
+import type { LoopRow, LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
+import type { DomainContext } from '../context.ts';
+import type { AgentfileLayer } from '../pods/agentfile.ts';
+import type { PodConfig } from '../pods/model.ts';
+import { launchPod, terminatePod } from '../pods/service.ts';
+import { announceRunEnd } from './callbacks.ts';
+import { MAX_QUEUED_RUNS, SLOT_RUN_STATUSES } from './model.ts';
+import { renderTemplate } from './template.ts';
+
+/** What to do once the transaction that decided it has committed. */
+export interface AfterCommit {
+  start: number[];
+  terminate: { orgId: number; podKey: string; reason: string }[];
+}
+
+const minutes = (n: number) => n * 60_000;
+
+async function finishRun(
+  trx: Executor,
+  ctx: DomainContext,
+  loop: LoopRow,
+  run: LoopRunRow,
+  from: readonly RunStatus[],
+  status: RunStatus,
+  errorMessage: string | null,
+): Promise<boolean> {
+  const now = ctx.now();
+  const moved = await runs.transitionRun(trx, run.id, from, {
+    status,
+    error_message: errorMessage,
+    finished_at: now,
+    updated_at: now,
+    callback_status: loop.callback_url ? 'pending' : 'none',
+  });
+  if (moved) await announceRunEnd(trx, ctx, loop, run.id);
+  return moved;
+}
+
+/**
+ * Records a run as the loop's policy decides (contract §3) inside the caller's transaction.
+ * The loop row is locked first (run number), so concurrent triggers of one loop decide in turn.
+ */
+export async function recordRun(
+  trx: Executor,
+  ctx: DomainContext,
+  loopId: number,
+  trigger: { type: 'manual' | 'cron'; variables?: Record<string, unknown>; scheduledAt?: number },
+  after: AfterCommit,
+): Promise<LoopRunRow> {
+  const loop = await loops.takeRunNumber(trx, loopId);
+  if (!loop) throw notFound('loop');
+  if (trigger.type === 'manual' && loop.status === 'disabled') {
+    throw conflict('LOOP_DISABLED', `loop "${loop.slug}" is disabled; enable it to trigger runs`);
+  }
+  const values = { ...(JSON.parse(loop.prompt_variables) as Record<string, unknown>), ...(trigger.variables ?? {}) };
+  const { text, missing } = renderTemplate(loop.prompt_template, values);
+  const missingMessage = `missing values for template variables: ${missing.join(', ')}`;
+  if (missing.length > 0 && trigger.type === 'manual') {
+    throw new AppError('VALIDATION_FAILED', missingMessage, { details: [{ field: '/variables', message: missingMessage }] });
+  }
+
+  const now = ctx.now();
+  const active = await runs.activeRuns(trx, loop.id);
+  const inSlots = active.filter((r) => SLOT_RUN_STATUSES.includes(r.status));
+  const queued = active.filter((r) => r.status === 'queued');
+  let status: RunStatus = 'pending';
+  let errorMessage: string | null = null;
+  if (missing.length > 0) {
+    status = 'failed';
+    errorMessage = missingMessage;
+  } else if (inSlots.length >= loop.max_concurrent_runs || queued.length > 0) {
+    switch (loop.concurrency_policy) {
+      case 'skip':
+        status = 'skipped';
+        errorMessage = `skipped: ${inSlots.length} of at most ${loop.max_concurrent_runs} runs are active (policy skip)`;
+        break;
+      case 'queue':
+        if (queued.length >= MAX_QUEUED_RUNS) {
+          status = 'skipped';
+          errorMessage = `skipped: the queue already holds ${MAX_QUEUED_RUNS} runs`;
+        } else status = 'queued';
+        break;
+      case 'replace': {
+        const excess = inSlots.length - loop.max_concurrent_runs + 1;
+        for (const old of inSlots.slice(0, Math.max(0, excess))) {
+          if (await finishRun(trx, ctx, loop, old, SLOT_RUN_STATUSES, 'cancelled', `replaced by run ${loop.run_counter}`)) {
+            if (old.pod_key) after.terminate.push({ orgId: loop.org_id, podKey: old.pod_key, reason: `run ${old.id} was replaced` });
+          }
+        }
+        break;
+      }
+    }
+  }
+  const final = status === 'failed' || status === 'skipped';
+  const startedAt = status === 'pending' ? now : null;
+  const run = await runs.insertRun(trx, {
+    org_id: loop.org_id,
+    loop_id: loop.id,
+    run_number: loop.run_counter,
+    status,
+    trigger_type: trigger.type,
+    variables: JSON.stringify(trigger.variables ?? {}),
+    resolved_prompt: missing.length > 0 ? null : text,
+    pod_key: null,
+    runner_id: null,
+    scheduled_at: trigger.scheduledAt ?? null,
+    started_at: startedAt,
+    deadline_at: startedAt === null ? null : startedAt + minutes(loop.timeout_minutes),
+    finished_at: final ? now : null,
+    error_message: errorMessage,
+    callback_status: status === 'failed' && loop.callback_url ? 'pending' : 'none',
+    created_at: now,
+    updated_at: now,
+  });
+  if (status === 'failed') await announceRunEnd(trx, ctx, loop, run.id);
+  if (status === 'pending') after.start.push(run.id);
+  return run;
+}
+
+/** Runs the follow-up work of a committed decision: terminate replaced pods, start runs. */
+export async function carryOut(ctx: DomainContext, after: AfterCommit): Promise<void> {
+  for (const t of after.terminate) {
+    await terminatePod(ctx, t.orgId, t.podKey, t.reason).catch(() => {
+      // Already ended: nothing to stop.
+    });
+  }
+  for (const runId of after.start) await startRun(ctx, runId);
+}
+
+export async function triggerRun(
+  ctx: DomainContext,
+  loopId: number,
+  trigger: { type: 'manual' | 'cron'; variables?: Record<string, unknown>; scheduledAt?: number },
+): Promise<LoopRunRow> {
+  const after: AfterCommit = { start: [], terminate: [] };
+  const run = await ctx.store.db.transaction().execute((trx) => recordRun(trx, ctx, loopId, trigger, after));
+  await carryOut(ctx, after);
+  return (await runs.findRunById(ctx.store.db, run.id))!;
+}
+
+/** The agentfile layer a run's pod gets from its loop. */
+function layerFor(loop: LoopRow, prompt: string): AgentfileLayer {
+  const autopilot = JSON.parse(loop.autopilot_config) as { max_iterations: number; iteration_timeout_sec: number };
+  return {
+    prompt,
+    mode: loop.execution_mode,
+    config: { max_iterations: autopilot.max_iterations, iteration_timeout_sec: autopilot.iteration_timeout_sec },
+    repo: loop.repository_id === null ? null : { id: loop.repository_id },
+    branch: loop.branch_name,
+    credentials: [],
+  };
+}
+
+/**
+ * Gives a pending run its pod. Without a free runner the run stays `pending` (within its
+ * timeout) and the sweeper tries again; any other refusal fails the run.
+ */
+export async function startRun(ctx: DomainContext, runId: number): Promise<void> {
+  const db = ctx.store.db;
+  const run = await runs.findRunById(db, runId);
+  if (!run || run.status !== 'pending' || run.pod_key !== null) return;
+  const loop = await loops.findLoopById(db, run.loop_id);
+  const org = loop && (await findOrgById(db, loop.org_id));
+  if (!loop || !org) return;
+  const persistent = loop.sandbox_strategy === 'persistent';
+  try {
+    const pod = await launchPod(
+      ctx,
+      org,
+      { agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code', runner_id: loop.runner_id ?? undefined },
+      layerFor(loop, run.resolved_prompt ?? ''),
+      {
+        persistentKey: persistent ? `loop-${loop.id}` : null,
+        keepWorkspace: false,
+        resumeSessionId: loop.session_persistence ? loop.last_session_id : null,
+        preferRunnerId: persistent ? loop.sandbox_runner_id : null,
+        loopRunId: run.id,
+      },
+    );
+    await runs.updateRun(db, run.id, { pod_key: pod.key, runner_id: pod.runner_id, updated_at: ctx.now() });
+    if (persistent && loop.sandbox_runner_id !== pod.runner_id) {
+      await loops.updateLoop(db, loop.id, { sandbox_runner_id: pod.runner_id });
+      if (loop.sandbox_runner_id !== null) {
+        await runs.updateRun(db, run.id, { error_message: `runner ${loop.sandbox_runner_id} of the persistent sandbox was unavailable; a fresh workspace was used` });
+      }
+    }
+  } catch (error) {
+    if (error instanceof AppError && (error.code === 'NO_AVAILABLE_RUNNER' || error.code === 'RUNNER_UNAVAILABLE')) {
+      await runs.updateRun(db, run.id, { error_message: `waiting for a runner: ${error.message}`, updated_at: ctx.now() });
+      return;
+    }
+    const message = error instanceof AppError ? error.message : `starting the run failed: ${(error as Error).message}`;
+    await endRun(ctx, run.id, ['pending'], 'failed', message);
+  }
+}
+
+/** Ends an active run (if still in one of `from`), announces it, and lets the queue move. */
+async function endRun(ctx: DomainContext, runId: number, from: readonly RunStatus[], status: RunStatus, message: string | null): Promise<boolean> {
+  const after: AfterCommit = { start: [], terminate: [] };
+  const moved = await ctx.store.db.transaction().execute(async (trx) => {
+    const run = await runs.findRunById(trx, runId);
+    const loop = run && (await loops.findLoopById(trx, run.loop_id));
+    if (!run || !loop) return false;
+    const ended = await finishRun(trx, ctx, loop, run, from, status, message);
+    if (ended && run.pod_key && status !== 'completed' && status !== 'failed') {
+      after.terminate.push({ orgId: loop.org_id, podKey: run.pod_key, reason: `run ${status}` });
+    }
+    if (ended) await promoteQueued(trx, ctx, loop.id, after);
+    return ended;
+  });
+  await carryOut(ctx, after);
+  return moved;
+}
+
+/** Starts queued runs, oldest first, while the loop has free slots. */
+async function promoteQueued(trx: Executor, ctx: DomainContext, loopId: number, after: AfterCommit): Promise<void> {
+  const loop = await loops.findLoopById(trx, loopId);
+  if (!loop) return;
+  const active = await runs.activeRuns(trx, loopId);
+  let free = loop.max_concurrent_runs - active.filter((r) => SLOT_RUN_STATUSES.includes(r.status)).length;
+  const now = ctx.now();
+  for (const run of active.filter((r) => r.status === 'queued')) {
+    if (free <= 0) break;
+    if (await runs.transitionRun(trx, run.id, ['queued'], { status: 'pending', started_at: now, deadline_at: now + minutes(loop.timeout_minutes), updated_at: now })) {
+      after.start.push(run.id);
+      free--;
+    }
+  }
+}
+
+/** POST /loops/:slug/runs/:run_id/cancel. */
+export async function cancelRun(ctx: DomainContext, loop: LoopRow, runId: number): Promise<LoopRunRow> {
+  const run = await runs.findRun(ctx.store.db, loop.id, runId);
+  if (!run) throw notFound('run');
+  const moved = await endRun(ctx, run.id, ['queued', 'pending', 'running'], 'cancelled', 'cancelled through the API');
+  if (!moved) throw conflict('RUN_NOT_ACTIVE', `run ${run.id} is not active (${run.status})`);
+  return (await runs.findRunById(ctx.store.db, run.id))!;
+}
+
+/** Cancels every run in `statuses` of a loop (disable: the queued ones; delete: all active ones). */
+export async function cancelRuns(ctx: DomainContext, loopId: number, statuses: readonly RunStatus[], reason: string): Promise<void> {
+  for (const run of await runs.activeRuns(ctx.store.db, loopId, statuses)) {
+    await endRun(ctx, run.id, statuses, 'cancelled', reason);
+  }
+}
+
+/** A pod of a run started or ended: the run follows (contract §3, "Run ↔ pod"). */
+export async function followPod(ctx: DomainContext, podId: number): Promise<void> {
+  const db = ctx.store.db;
+  const pod = await pods.findPodById(db, podId);
+  const runId = pod && (JSON.parse(pod.config) as PodConfig).loop_run_id;
+  if (!pod || !runId) return;
+  const now = ctx.now();
+  if (pod.status === 'running') {
+    await runs.transitionRun(db, runId, ['pending'], { status: 'running', pod_key: pod.key, runner_id: pod.runner_id, updated_at: now });
+    return;
+  }
+  if (!['completed', 'failed', 'terminated'].includes(pod.status)) return;
+  const run = await runs.findRunById(db, runId);
+  if (!run) return;
+  if (pod.session_id) await loops.updateLoop(db, run.loop_id, { last_session_id: pod.session_id });
+  if (run.pod_key === null) await runs.updateRun(db, run.id, { pod_key: pod.key, runner_id: pod.runner_id });
+  const status: RunStatus = pod.status === 'completed' ? 'completed' : pod.status === 'failed' ? 'failed' : 'cancelled';
+  const message = pod.status === 'terminated' ? `its pod was terminated (${pod.error_message ?? 'no reason given'})` : pod.error_message;
+  await endRun(ctx, run.id, ['pending', 'running'], status, message);
+}
+
+/** Sweeper work: runs past their deadline time out; pending runs without a pod try again. */
+export async function sweepRuns(ctx: DomainContext): Promise<void> {
+  const db = ctx.store.db;
+  for (const run of await runs.runsPastDeadline(db, ctx.now())) {
+    const loop = await loops.findLoopById(db, run.loop_id);
+    await endRun(ctx, run.id, ['pending', 'running'], 'timeout', `the run exceeded timeout_minutes (${loop?.timeout_minutes ?? '?'})`);
+  }
+  for (const run of await runs.runsWaitingForPod(db, 50)) await startRun(ctx, run.id);
+}
+

@@ -1,0 +1,239 @@
+import { AppError, invalid, notFound } from '../../errors.ts';
+import * as customAgents from '../../store/custom-agents.ts';
+import { isUniqueViolation, type Executor } from '../../store/db.ts';
+import * as runs from '../../store/loop-runs.ts';
+import * as loops from '../../store/loops.ts';
+import * as repositories from '../../store/repositories.ts';
+import * as runners from '../../store/runners.ts';
+import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
+import type { DomainContext } from '../context.ts';
+import { isBuiltinAgent } from '../pods/agents.ts';
+import { generateWebhookSecret } from '../webhooks/signing.ts';
+import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, slugFromName, uniqueSlug } from './model.ts';
+import { cancelRuns, triggerRun } from './runs.ts';
+import { nextRunAt, validateCron } from './schedule.ts';
+
+export interface LoopFields {
+  name: string;
+  description: string | null;
+  agent_slug: string | null;
+  custom_agent_slug: string | null;
+  prompt_template: string;
+  prompt_variables: Record<string, unknown>;
+  repository_id: number | null;
+  runner_id: number | null;
+  branch_name: string | null;
+  execution_mode: 'direct' | 'autopilot';
+  cron_expression: string | null;
+  cron_timezone: string;
+  sandbox_strategy: 'persistent' | 'fresh';
+  session_persistence: boolean;
+  concurrency_policy: 'skip' | 'queue' | 'replace';
+  max_concurrent_runs: number;
+  timeout_minutes: number;
+  callback_url: string | null;
+  autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
+}
+
+type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
+export type CreateLoopInput = OptionalFields & Pick<LoopFields, 'name' | 'prompt_template'> & { slug?: string };
+export type UpdateLoopInput = OptionalFields;
+
+export async function requireLoop(db: Executor, orgId: number, slug: string): Promise<LoopRow> {
+  const loop = await loops.findLoop(db, orgId, slug);
+  if (!loop) throw notFound('loop');
+  return loop;
+}
+
+/** Checks what the schema cannot: references exist in the org, the agent is known, the cron parses. */
+async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields): Promise<void> {
+  const db = ctx.store.db;
+  if (fields.agent_slug !== null && fields.custom_agent_slug !== null) {
+    throw invalid('/custom_agent_slug', 'may not be given together with agent_slug: choose one');
+  }
+  if (fields.agent_slug !== null && !isBuiltinAgent(fields.agent_slug)) {
+    throw invalid('/agent_slug', `"${fields.agent_slug}" is not a built-in agent (custom agents go in custom_agent_slug)`);
+  }
+  if (fields.custom_agent_slug !== null && !(await customAgents.findCustomAgent(db, orgId, fields.custom_agent_slug))) {
+    throw invalid('/custom_agent_slug', `"${fields.custom_agent_slug}" is not a custom agent of this organization`);
+  }
+  if (fields.repository_id !== null && !(await repositories.findRepository(db, orgId, fields.repository_id))) {
+    throw invalid('/repository_id', 'must be the id of a repository of this organization');
+  }
+  if (fields.runner_id !== null && !(await runners.findRunner(db, orgId, fields.runner_id))) {
+    throw invalid('/runner_id', 'must be the id of a runner of this organization');
+  }
+  if (fields.cron_expression !== null) validateCron(fields.cron_expression, fields.cron_timezone);
+}
+
+function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' | 'callback_secret_encrypted' | 'status' | 'next_run_at' | 'run_counter' | 'sandbox_runner_id' | 'last_session_id' | 'created_at' | 'updated_at'> {
+  return {
+    name: fields.name,
+    description: fields.description,
+    agent_slug: fields.agent_slug,
+    custom_agent_slug: fields.custom_agent_slug,
+    prompt_template: fields.prompt_template,
+    prompt_variables: JSON.stringify(fields.prompt_variables),
+    repository_id: fields.repository_id,
+    runner_id: fields.runner_id,
+    branch_name: fields.branch_name,
+    execution_mode: fields.execution_mode,
+    cron_expression: fields.cron_expression,
+    cron_timezone: fields.cron_timezone,
+    sandbox_strategy: fields.sandbox_strategy,
+    session_persistence: fields.session_persistence ? 1 : 0,
+    concurrency_policy: fields.concurrency_policy,
+    max_concurrent_runs: fields.max_concurrent_runs,
+    timeout_minutes: fields.timeout_minutes,
+    callback_url: fields.callback_url,
+    autopilot_config: JSON.stringify(fields.autopilot_config),
+  };
+}
+
+function schedule(fields: Pick<LoopFields, 'cron_expression' | 'cron_timezone'>, status: LoopRow['status'], now: number): number | null {
+  return status === 'enabled' && fields.cron_expression !== null ? nextRunAt(fields.cron_expression, fields.cron_timezone, now) : null;
+}
+
+export async function createLoop(ctx: DomainContext, orgId: number, input: CreateLoopInput): Promise<LoopRow> {
+  const useDefaultAgent = input.agent_slug == null && input.custom_agent_slug == null;
+  const fields: LoopFields = {
+    name: input.name,
+    description: input.description ?? null,
+    agent_slug: useDefaultAgent ? (ctx.defaultAgent ?? 'claude-code') : (input.agent_slug ?? null),
+    custom_agent_slug: input.custom_agent_slug ?? null,
+    prompt_template: input.prompt_template,
+    prompt_variables: input.prompt_variables ?? {},
+    repository_id: input.repository_id ?? null,
+    runner_id: input.runner_id ?? null,
+    branch_name: input.branch_name ?? null,
+    execution_mode: input.execution_mode ?? 'autopilot',
+    cron_expression: input.cron_expression ?? null,
+    cron_timezone: input.cron_timezone ?? 'UTC',
+    sandbox_strategy: input.sandbox_strategy ?? 'persistent',
+    session_persistence: input.session_persistence ?? true,
+    concurrency_policy: input.concurrency_policy ?? 'skip',
+    max_concurrent_runs: input.max_concurrent_runs ?? 1,
+    timeout_minutes: input.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
+    callback_url: input.callback_url ?? null,
+    autopilot_config: { ...DEFAULT_AUTOPILOT_CONFIG, ...(input.autopilot_config ?? {}) },
+  };
+  await checkFields(ctx, orgId, fields);
+  if (!ctx.secrets) throw new Error('creating loops needs the secret box (callback secrets are stored encrypted)');
+  const now = ctx.now();
+  const db = ctx.store.db;
+  const slug = input.slug ?? uniqueSlug(slugFromName(input.name), new Set(await loops.slugsLike(db, orgId, slugFromName(input.name))));
+  try {
+    return await loops.insertLoop(db, {
+      org_id: orgId,
+      slug,
+      ...columns(fields),
+      callback_secret_encrypted: ctx.secrets.encrypt(generateWebhookSecret()),
+      status: 'enabled',
+      next_run_at: schedule(fields, 'enabled', now),
+      run_counter: 0,
+      sandbox_runner_id: null,
+      last_session_id: null,
+      created_at: now,
+      updated_at: now,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      if (input.slug !== undefined) throw new AppError('ALREADY_EXISTS', `a loop with slug "${input.slug}" already exists`);
+      // A derived slug raced another create: derive again.
+      return createLoop(ctx, orgId, input);
+    }
+    throw error;
+  }
+}
+
+function fieldsOf(loop: LoopRow): LoopFields {
+  return {
+    name: loop.name,
+    description: loop.description,
+    agent_slug: loop.agent_slug,
+    custom_agent_slug: loop.custom_agent_slug,
+    prompt_template: loop.prompt_template,
+    prompt_variables: JSON.parse(loop.prompt_variables) as Record<string, unknown>,
+    repository_id: loop.repository_id,
+    runner_id: loop.runner_id,
+    branch_name: loop.branch_name,
+    execution_mode: loop.execution_mode,
+    cron_expression: loop.cron_expression,
+    cron_timezone: loop.cron_timezone,
+    sandbox_strategy: loop.sandbox_strategy,
+    session_persistence: loop.session_persistence === 1,
+    concurrency_policy: loop.concurrency_policy,
+    max_concurrent_runs: loop.max_concurrent_runs,
+    timeout_minutes: loop.timeout_minutes,
+    callback_url: loop.callback_url,
+    autopilot_config: JSON.parse(loop.autopilot_config) as LoopFields['autopilot_config'],
+  };
+}
+
+/** PUT: only the given fields change; choosing one kind of agent clears the other. */
+export async function updateLoop(ctx: DomainContext, orgId: number, slug: string, input: UpdateLoopInput): Promise<LoopRow> {
+  const loop = await requireLoop(ctx.store.db, orgId, slug);
+  const current = fieldsOf(loop);
+  const fields: LoopFields = { ...current, ...input, autopilot_config: { ...current.autopilot_config, ...(input.autopilot_config ?? {}) } };
+  if (input.agent_slug != null && input.custom_agent_slug === undefined) fields.custom_agent_slug = null;
+  if (input.custom_agent_slug != null && input.agent_slug === undefined) fields.agent_slug = null;
+  if (fields.agent_slug === null && fields.custom_agent_slug === null) fields.agent_slug = ctx.defaultAgent ?? 'claude-code';
+  await checkFields(ctx, orgId, fields);
+  const now = ctx.now();
+  const cronChanged = fields.cron_expression !== current.cron_expression || fields.cron_timezone !== current.cron_timezone;
+  return loops.updateLoop(ctx.store.db, loop.id, {
+    ...columns(fields),
+    next_run_at: cronChanged ? schedule(fields, loop.status, now) : loop.next_run_at,
+    updated_at: now,
+  });
+}
+
+export async function enableLoop(ctx: DomainContext, orgId: number, slug: string): Promise<LoopRow> {
+  const loop = await requireLoop(ctx.store.db, orgId, slug);
+  if (loop.status === 'enabled') return loop;
+  const now = ctx.now();
+  return loops.updateLoop(ctx.store.db, loop.id, { status: 'enabled', next_run_at: schedule(fieldsOf(loop), 'enabled', now), updated_at: now });
+}
+
+/** Disable: no more cron firings or manual triggers; queued runs are cancelled; active runs go on. */
+export async function disableLoop(ctx: DomainContext, orgId: number, slug: string): Promise<LoopRow> {
+  const loop = await requireLoop(ctx.store.db, orgId, slug);
+  const updated = loop.status === 'disabled' ? loop : await loops.updateLoop(ctx.store.db, loop.id, { status: 'disabled', next_run_at: null, updated_at: ctx.now() });
+  await cancelRuns(ctx, loop.id, ['queued'], 'the loop was disabled');
+  return updated;
+}
+
+/** Cancels active runs (terminating their pods), then removes the loop and its history. */
+export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string): Promise<void> {
+  const loop = await requireLoop(ctx.store.db, orgId, slug);
+  await loops.updateLoop(ctx.store.db, loop.id, { status: 'disabled', next_run_at: null });
+  await cancelRuns(ctx, loop.id, ['queued', 'pending', 'running'], 'the loop was deleted');
+  await ctx.store.db.transaction().execute((trx) => loops.deleteLoop(trx, loop.id));
+}
+
+export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {
+  const loop = await requireLoop(ctx.store.db, orgId, slug);
+  return triggerRun(ctx, loop.id, { type: 'manual', variables });
+}
+
+export async function listLoops(ctx: DomainContext, orgId: number, page: { limit: number; offset: number } | null) {
+  const [rows, total] = await Promise.all([loops.listLoops(ctx.store.db, orgId, page), loops.countLoops(ctx.store.db, orgId)]);
+  return { rows, total, stats: await loops.loopStats(ctx.store.db, rows.map((r) => r.id)) };
+}
+
+export async function loopWithStats(ctx: DomainContext, loop: LoopRow) {
+  return { loop, stats: (await loops.loopStats(ctx.store.db, [loop.id])).get(loop.id) ?? null };
+}
+
+export async function listRuns(ctx: DomainContext, orgId: number, slug: string, status: string | undefined, page: { limit: number; offset: number }) {
+  const loop = await requireLoop(ctx.store.db, orgId, slug);
+  const [rows, total] = await Promise.all([runs.listRuns(ctx.store.db, loop.id, status, page), runs.countRuns(ctx.store.db, loop.id, status)]);
+  return { loop, rows, total };
+}
+
+export async function getRun(ctx: DomainContext, orgId: number, slug: string, runId: number) {
+  const loop = await requireLoop(ctx.store.db, orgId, slug);
+  const run = await runs.findRun(ctx.store.db, loop.id, runId);
+  if (!run) throw notFound('run');
+  return { loop, run };
+}
