@@ -77,6 +77,26 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     }),
   },
   'repositories list': { summary: 'list repositories', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/repositories` },
+  'runner-tokens create': {
+    summary: 'issue a registration token for `drover runner --token`',
+    required: ['org'],
+    optional: ['labels', 'expires-in-hours'],
+    method: 'POST',
+    path: (f) => `/orgs/${org(f)}/runner-tokens`,
+    body: (f) => ({
+      labels: list(f.labels),
+      expires_in_hours: f['expires-in-hours'] === undefined ? undefined : Number(f['expires-in-hours']),
+    }),
+  },
+  'agents create': {
+    summary: 'create a custom agent (prompt position: last, first, stdin or env)',
+    required: ['org', 'slug', 'name', 'command'],
+    optional: ['args', 'prompt-position'],
+    method: 'POST',
+    path: (f) => `/orgs/${org(f)}/agents`,
+    body: (f) => ({ slug: f.slug, name: f.name, command: f.command, args: list(f.args), prompt_position: f['prompt-position'] }),
+  },
+  'agents list': { summary: 'list custom agents', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/agents` },
 };
 
 export function adminUsage(): string {

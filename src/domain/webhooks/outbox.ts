@@ -156,7 +156,8 @@ export class WebhookSender {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Drover-Webhooks/1',
-      ...signedHeaders(secret, delivery.event_id, new Date(this.ctx.now()), delivery.payload),
+      // Signed with the wall clock: receivers check the timestamp against theirs (the schedule uses ctx.now).
+      ...signedHeaders(secret, delivery.event_id, new Date(), delivery.payload),
     };
     // Connect to the address that was checked, whatever DNS says by now.
     const lookup: LookupFunction = (_host, options, callback) => {
