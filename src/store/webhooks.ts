@@ -1,14 +1,19 @@
 import type { DatabaseKind, Executor } from './db.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryRow } from './schema-loops.ts';
 
-export async function insertDelivery(db: Executor, delivery: Omit<WebhookDeliveriesTable, 'id'>): Promise<void> {
+export type NewWebhookDelivery = Omit<WebhookDeliveriesTable, 'id'>;
+export type WebhookAttemptUpdate = Pick<WebhookDeliveriesTable, 'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'updated_at'>;
+
+export async function insertDelivery(db: Executor, delivery: NewWebhookDelivery): Promise<void> {
   await db.insertInto('webhook_deliveries').values(delivery).execute();
 }
 
 /**
- * Claims due deliveries for one sending pass: PostgreSQL skips rows another replica holds, and
- * every claimed row is leased (its next attempt pushed to `leaseUntil`) before the transaction
- * commits, so a crash mid-send retries after the lease and no two replicas send one at once.
+ * Claims due deliveries for one sending pass; run it in a transaction. PostgreSQL skips rows
+ * another replica holds (`for update skip locked`), and every claimed row is leased (its next
+ * attempt pushed to `leaseUntil`) before the transaction commits, so no two replicas send one at
+ * once and a crash mid-send retries after the lease. SQLite has one replica and one connection,
+ * so the transaction alone serializes claims.
  */
 export async function claimDueDeliveries(db: Executor, kind: DatabaseKind, now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRow[]> {
   const query = db
@@ -17,6 +22,7 @@ export async function claimDueDeliveries(db: Executor, kind: DatabaseKind, now: 
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
+    .orderBy('id')
     .limit(limit);
   const rows = await (kind === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
   if (rows.length > 0) {
@@ -29,12 +35,25 @@ export async function claimDueDeliveries(db: Executor, kind: DatabaseKind, now: 
   return rows;
 }
 
-export async function recordAttempt(
-  db: Executor,
-  id: number,
-  set: Pick<WebhookDeliveriesTable, 'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'updated_at'>,
-): Promise<void> {
-  await db.updateTable('webhook_deliveries').set(set).where('id', '=', id).execute();
+/**
+ * Records the outcome of attempt `set.attempts` (delivered, failed for good, or pending again at
+ * its next time). Guarded: only a row still pending after exactly the attempts the sender saw
+ * when it claimed the row is changed, so a sender whose lease ran out cannot overwrite the
+ * outcome of the one that took over. Returns whether the row changed.
+ */
+export async function recordAttempt(db: Executor, id: number, claimedAttempts: number, set: WebhookAttemptUpdate): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set(set)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', claimedAttempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function findDeliveryByEventId(db: Executor, eventId: string): Promise<WebhookDeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst();
 }
 
 export async function listDeliveries(db: Executor, subjectType: string, subjectId: number): Promise<WebhookDeliveryRow[]> {

@@ -1,63 +1,127 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 
-/** Loopback, private, link-local (incl. cloud metadata), CGNAT, unspecified, multicast and reserved ranges. */
-const blocked = new net.BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
+/**
+ * Addresses a callback may not reach unless DROVER_WEBHOOK_ALLOW_PRIVATE=true (contract §3), each
+ * with the word an error message uses. The first matching entry names the reason, so the cloud
+ * metadata addresses come before the link-local and private ranges that contain them.
+ */
+const RANGES: ReadonlyArray<readonly [network: string, prefix: number, family: 'ipv4' | 'ipv6', reason: string]> = [
+  ['169.254.169.254', 32, 'ipv4', 'cloud metadata'],
+  ['fd00:ec2::254', 128, 'ipv6', 'cloud metadata'],
+  ['0.0.0.0', 8, 'ipv4', 'unspecified ("this network")'],
+  ['127.0.0.0', 8, 'ipv4', 'loopback'],
+  ['10.0.0.0', 8, 'ipv4', 'private'],
+  ['172.16.0.0', 12, 'ipv4', 'private'],
+  ['192.168.0.0', 16, 'ipv4', 'private'],
+  ['100.64.0.0', 10, 'ipv4', 'shared (CGNAT)'],
+  ['169.254.0.0', 16, 'ipv4', 'link-local'],
+  ['192.0.0.0', 24, 'ipv4', 'reserved (IETF protocol assignments)'],
+  ['198.18.0.0', 15, 'ipv4', 'reserved (benchmarking)'],
+  ['224.0.0.0', 4, 'ipv4', 'multicast'],
+  ['240.0.0.0', 4, 'ipv4', 'reserved (incl. broadcast)'],
+  ['::', 128, 'ipv6', 'unspecified'],
+  ['::1', 128, 'ipv6', 'loopback'],
+  // IPv4-compatible (deprecated) addresses, ::a.b.c.d; the two above are inside but matched first.
+  ['::', 96, 'ipv6', 'reserved (IPv4-compatible)'],
+  ['64:ff9b::', 96, 'ipv6', 'NAT64 (reaches IPv4 addresses)'],
+  ['fc00::', 7, 'ipv6', 'private (unique local)'],
+  ['fe80::', 10, 'ipv6', 'link-local'],
+  ['fec0::', 10, 'ipv6', 'site-local (deprecated private)'],
+  ['ff00::', 8, 'ipv6', 'multicast'],
+];
+
+const lists = RANGES.map(([network, prefix, family, reason]) => {
+  const list = new net.BlockList();
+  list.addSubnet(network, prefix, family);
+  return { list, reason };
+});
+
+/** `::ffff:7f00:1` and `::ffff:127.0.0.1` (IPv4-mapped IPv6) → `127.0.0.1`; anything else unchanged. */
+export function unmapIPv4(address: string): string {
+  if (!net.isIPv6(address)) return address;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address;
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!mapped) return address;
+  const high = parseInt(mapped[1], 16);
+  const low = parseInt(mapped[2], 16);
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+
+/**
+ * Why a callback may not connect to this IP address (e.g. `loopback`), or null when it is a public
+ * address. Anything that is not an IP address, or that cannot be checked, is refused.
+ */
+export function blockedReason(address: string): string | null {
+  const ip = unmapIPv4(address);
+  const family = net.isIPv4(ip) ? 'ipv4' : net.isIPv6(ip) ? 'ipv6' : null;
+  if (!family) return 'not an IP address';
+  try {
+    return lists.find(({ list }) => list.check(ip, family))?.reason ?? null;
+  } catch {
+    return 'uncheckable';
+  }
 }
 
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1], 'ipv4');
-  const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
-  return blocked.check(address, family);
+  return blockedReason(address) !== null;
 }
 
 export interface ResolvedTarget {
   url: URL;
+  /** The checked address to connect to (an IPv4-mapped address is given as IPv4). */
   address: string;
   family: 4 | 6;
 }
 
+/** A callback URL that must not be (or cannot be) requested; the message says why. */
+export class CallbackTargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CallbackTargetError';
+  }
+}
+
 /**
- * Resolves a callback URL and refuses it when any of its addresses is not public (unless private
- * targets are allowed). The caller connects to the returned address, so a second DNS answer
- * cannot swap in a private one between the check and the connection.
+ * Resolves a callback URL (every address DNS gives) and refuses it when any of them is not public,
+ * unless private targets are allowed. The caller connects to the returned address only, so a
+ * second DNS answer cannot swap in a private one between the check and the connection.
  */
 export async function resolveCallbackTarget(raw: string, allowPrivate: boolean): Promise<ResolvedTarget> {
-  const url = new URL(raw);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`callback URLs must be http or https, not ${url.protocol}`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CallbackTargetError('the callback URL is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CallbackTargetError(`callback URLs must be http or https, not ${url.protocol}`);
+  // WHATWG URL parsing already turned 127.1, 0x7f000001 and friends into dotted quads.
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = net.isIP(host) ? [{ address: host, family: net.isIPv4(host) ? 4 : 6 }] : await dns.lookup(host, { all: true, verbatim: true });
-  if (addresses.length === 0) throw new Error(`${host} does not resolve`);
-  if (!allowPrivate) {
-    const refused = addresses.find((a) => isPrivateAddress(a.address));
-    if (refused) {
-      throw new Error(`${host} resolves to ${refused.address}, a loopback, private, link-local or metadata address (DROVER_WEBHOOK_ALLOW_PRIVATE=true allows it)`);
+  let addresses: { address: string; family: number }[];
+  if (net.isIP(host)) {
+    addresses = [{ address: host, family: net.isIP(host) }];
+  } else {
+    try {
+      addresses = await dns.lookup(host, { all: true, verbatim: true });
+    } catch (error) {
+      throw new CallbackTargetError(`${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
-  return { url, address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
+  if (addresses.length === 0) throw new CallbackTargetError(`${host} does not resolve`);
+  if (!allowPrivate) {
+    for (const { address } of addresses) {
+      const reason = blockedReason(address);
+      if (reason) {
+        const what = address === host ? address : `${host} resolves to ${address}, which`;
+        throw new CallbackTargetError(`refused: ${what} is not a public address (${reason}); DROVER_WEBHOOK_ALLOW_PRIVATE=true allows it`);
+      }
+    }
+  }
+  const address = unmapIPv4(addresses[0].address);
+  return { url, address, family: net.isIPv4(address) ? 4 : 6 };
 }
