@@ -6,6 +6,7 @@ import { repositories } from './migrations/0003_repositories.ts';
 import { runnersAndPods } from './migrations/0004_runners_pods.ts';
 import { loops } from './migrations/0005_loops.ts';
 import { webhooks } from './migrations/0006_webhooks.ts';
+import { ticketVersions } from './migrations/0007_ticket_versions.ts';
 
 /** Migrations in order; names are fixed once released. */
 function migrationsFor(store: Store): Record<string, Migration> {
@@ -16,6 +17,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0004_runners_pods': runnersAndPods(store.kind),
     '0005_loops': loops(store.kind),
     '0006_webhooks': webhooks(store.kind),
+    '0007_ticket_versions': ticketVersions(),
   };
 }
 

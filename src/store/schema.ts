@@ -88,6 +88,11 @@ export interface TicketCountsTable {
   n: number;
 }
 
+export interface TicketVersionsTable {
+  org_id: number;
+  version: number;
+}
+
 export interface IdempotencyKeysTable {
   api_key_id: number;
   key: string;
@@ -134,6 +139,7 @@ export interface Database {
   ticket_labels: TicketLabelsTable;
   ticket_sequences: TicketSequencesTable;
   ticket_counts: TicketCountsTable;
+  ticket_versions: TicketVersionsTable;
   idempotency_keys: IdempotencyKeysTable;
   channels: ChannelsTable;
   channel_messages: ChannelMessagesTable;

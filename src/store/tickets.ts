@@ -26,21 +26,24 @@ export async function nextTicketNumber(trx: Executor, orgId: number, prefix: str
   return Number(row.last_number);
 }
 
-export async function insertTicket(trx: Executor, ticket: NewTicket, labels: string[]): Promise<number> {
-  const { id } = await trx.insertInto('tickets').values(ticket).returning('id').executeTakeFirstOrThrow();
-  await replaceTicketLabels(trx, id, ticket.org_id, labels);
+export async function insertTicket(trx: Executor, ticket: NewTicket, labels: string[]): Promise<TicketRow> {
+  const row = await trx.insertInto('tickets').values(ticket).returningAll().executeTakeFirstOrThrow();
+  await insertTicketLabels(trx, row.id, ticket.org_id, labels);
   await adjustTicketCount(trx, ticket.org_id, ticket.repository_id ?? null, ticket.status, 1);
-  return id;
+  return row;
+}
+
+async function insertTicketLabels(trx: Executor, ticketId: number, orgId: number, labels: string[]): Promise<void> {
+  if (labels.length === 0) return;
+  await trx
+    .insertInto('ticket_labels')
+    .values(labels.map((label) => ({ ticket_id: ticketId, org_id: orgId, label })))
+    .execute();
 }
 
 export async function replaceTicketLabels(trx: Executor, ticketId: number, orgId: number, labels: string[]): Promise<void> {
   await trx.deleteFrom('ticket_labels').where('ticket_id', '=', ticketId).execute();
-  if (labels.length > 0) {
-    await trx
-      .insertInto('ticket_labels')
-      .values(labels.map((label) => ({ ticket_id: ticketId, org_id: orgId, label })))
-      .execute();
-  }
+  await insertTicketLabels(trx, ticketId, orgId, labels);
 }
 
 export async function adjustTicketCount(
@@ -94,14 +97,30 @@ function filtered(db: Executor, orgId: number, filter: TicketFilter) {
   return query;
 }
 
+/** The columns of a list item (no description, which can be large). */
+const LIST_COLUMNS = [
+  'tickets.id',
+  'tickets.slug',
+  'tickets.type',
+  'tickets.title',
+  'tickets.status',
+  'tickets.priority',
+  'tickets.assignee_id',
+  'tickets.repository_id',
+  'tickets.labels',
+  'tickets.created_at',
+  'tickets.updated_at',
+] as const;
+export type TicketListRow = Pick<TicketRow, 'id' | 'slug' | 'type' | 'title' | 'status' | 'priority' | 'assignee_id' | 'repository_id' | 'labels' | 'created_at' | 'updated_at'>;
+
 export async function listTickets(
   db: Executor,
   orgId: number,
   filter: TicketFilter,
   page: { limit: number; offset: number },
-): Promise<TicketRow[]> {
+): Promise<TicketListRow[]> {
   return filtered(db, orgId, filter)
-    .selectAll()
+    .select(LIST_COLUMNS)
     .orderBy('tickets.created_at', 'desc')
     .orderBy('tickets.id', 'desc')
     .limit(page.limit)
@@ -192,4 +211,18 @@ export async function deleteTicket(trx: Executor, ticket: TicketRow): Promise<vo
   await trx.deleteFrom('ticket_labels').where('ticket_id', '=', ticket.id).execute();
   await trx.deleteFrom('tickets').where('id', '=', ticket.id).execute();
   await adjustTicketCount(trx, ticket.org_id, ticket.repository_id, ticket.status, -1);
+}
+
+/** Every ticket write bumps its organization's version, in the write's own transaction. */
+export async function bumpTicketVersion(trx: Executor, orgId: number): Promise<void> {
+  await trx
+    .insertInto('ticket_versions')
+    .values({ org_id: orgId, version: 1 })
+    .onConflict((oc) => oc.column('org_id').doUpdateSet({ version: sql`ticket_versions.version + 1` }))
+    .execute();
+}
+
+export async function ticketVersion(db: Executor, orgId: number): Promise<number> {
+  const row = await db.selectFrom('ticket_versions').select('version').where('org_id', '=', orgId).executeTakeFirst();
+  return Number(row?.version ?? 0);
 }

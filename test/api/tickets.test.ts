@@ -149,6 +149,27 @@ describe.each(DATABASES)('tickets API on %s', (kind) => {
     });
   });
 
+  describe('rendered reads', () => {
+    it('serve the same URL again until a ticket of the org changes, then the new state', async () => {
+      const url = t.path('/tickets?limit=5');
+      const board = t.path('/tickets/board');
+      const first = await t.request({ method: 'GET', url });
+      expect((await t.request({ method: 'GET', url })).body).toBe(first.body);
+      const ticket = await create({ type: 'bug', title: 'new' });
+      expect((await t.request({ method: 'GET', url })).json().total).toBe(1);
+      expect((await t.request({ method: 'GET', url: board })).json().board.columns[0].total).toBe(1);
+      await t.request({ method: 'PATCH', url: t.path(`/tickets/${ticket.slug}/status`), payload: { status: 'done' } });
+      expect((await t.request({ method: 'GET', url: board })).json().board.columns[4].total).toBe(1);
+      await t.request({ method: 'PUT', url: t.path(`/tickets/${ticket.slug}`), payload: { title: 'renamed' } });
+      expect((await t.request({ method: 'GET', url })).json().tickets[0].title).toBe('renamed');
+      await t.request({ method: 'DELETE', url: t.path(`/tickets/${ticket.slug}`) });
+      expect((await t.request({ method: 'GET', url })).json().total).toBe(0);
+      const other = await t.createOrg('other');
+      const otherKey = await t.issueKey(['tickets:read'], { org: other });
+      expect((await t.request({ method: 'GET', url: t.path('/tickets?limit=5', 'other'), key: otherKey.key })).json().total).toBe(0);
+    });
+  });
+
   describe('GET /tickets/board', () => {
     it('returns the five columns in order with totals, priority order and limit_per_column', async () => {
       await create({ type: 'bug', title: 'low', priority: 'low' });

@@ -1,16 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ResponseCache } from '../response-cache.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { TICKET_STATUSES, type TicketPriority, type TicketStatus } from '../../domain/tickets/model.ts';
 import * as service from '../../domain/tickets/service.ts';
 import { invalid } from '../../errors.ts';
-import type { TicketRow } from '../../store/schema.ts';
-import type { TicketWithParent } from '../../store/tickets.ts';
+import type { TicketListRow, TicketWithParent } from '../../store/tickets.ts';
 import { MessageBody, OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
 import * as s from '../schemas/tickets.ts';
 
 const tags = ['Tickets'];
 
-function listItem(row: TicketRow) {
+function listItem(row: TicketListRow) {
   return {
     id: row.id,
     slug: row.slug,
@@ -40,6 +41,20 @@ function parseLabels(raw: string | undefined): string[] | undefined {
 
 export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function tickets(app) {
+    /** Lists and boards are re-rendered only when a ticket of the org changed since (see ResponseCache). */
+    const rendered = new ResponseCache();
+    const sendCached = async (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>) => {
+      const orgId = request.principal.org.id;
+      const key = `${orgId} ${request.url}`;
+      const version = await service.ticketsVersion(ctx, orgId);
+      let body = rendered.get(key, version);
+      if (body === null) {
+        body = String(reply.serialize(await compute()));
+        rendered.set(key, version, body);
+      }
+      return reply.type('application/json; charset=utf-8').send(body);
+    };
+
     app.get(
       '/tickets',
       {
@@ -52,20 +67,21 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: s.TicketList, ...errorResponses() },
         },
       },
-      async (request) => {
-        const { limit = 20, offset = 0, labels, repository_id, status, type, assignee_id } = request.query;
-        const used = clampLimit(limit, 100);
-        const { rows, total } = await service.listTickets(ctx, request.principal.org.id, {
-          limit: used,
-          offset,
-          labels: parseLabels(labels),
-          repositoryId: repository_id,
-          status,
-          type,
-          assigneeId: assignee_id,
-        });
-        return { tickets: rows.map(listItem), total, limit: used, offset };
-      },
+      async (request, reply) =>
+        sendCached(request, reply, async () => {
+          const { limit = 20, offset = 0, labels, repository_id, status, type, assignee_id } = request.query;
+          const used = clampLimit(limit, 100);
+          const { rows, total } = await service.listTickets(ctx, request.principal.org.id, {
+            limit: used,
+            offset,
+            labels: parseLabels(labels),
+            repositoryId: repository_id,
+            status,
+            type,
+            assigneeId: assignee_id,
+          });
+          return { tickets: rows.map(listItem), total, limit: used, offset };
+        }),
     );
 
     app.get(
@@ -80,19 +96,20 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: s.Board, ...errorResponses() },
         },
       },
-      async (request) => {
-        const limit = clampLimit(request.query.limit_per_column ?? 100, 500);
-        const columns = await service.ticketBoard(ctx, request.principal.org.id, limit, request.query.repository_id);
-        return {
-          board: {
-            columns: columns.map((c) => ({
-              status: c.status,
-              total: c.total,
-              tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority })),
-            })),
-          },
-        };
-      },
+      async (request, reply) =>
+        sendCached(request, reply, async () => {
+          const limit = clampLimit(request.query.limit_per_column ?? 100, 500);
+          const columns = await service.ticketBoard(ctx, request.principal.org.id, limit, request.query.repository_id);
+          return {
+            board: {
+              columns: columns.map((c) => ({
+                status: c.status,
+                total: c.total,
+                tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority })),
+              })),
+            },
+          };
+        }),
     );
 
     app.get(

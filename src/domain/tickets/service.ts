@@ -70,11 +70,13 @@ export async function createTicket(ctx: DomainContext, org: OrgRow, input: Creat
     }
     await checkAssignee(trx, org.id, input.assignee_id);
     const parentId = input.parent_slug === undefined ? null : await resolveParent(trx, org.id, input.parent_slug);
+    const parentSlug = input.parent_slug === undefined ? null : canonicalSlug(input.parent_slug);
     const labels = normalizeLabels(input.labels ?? []);
     const priority = input.priority ?? 'medium';
     const number = await tickets.nextTicketNumber(trx, org.id, prefix);
+    await tickets.bumpTicketVersion(trx, org.id);
     const now = ctx.now();
-    const id = await tickets.insertTicket(
+    const row = await tickets.insertTicket(
       trx,
       {
         org_id: org.id,
@@ -94,7 +96,7 @@ export async function createTicket(ctx: DomainContext, org: OrgRow, input: Creat
       },
       labels,
     );
-    return (await tickets.findTicketById(trx, id))!;
+    return { ...row, parent_slug: parentSlug };
   });
 }
 
@@ -120,6 +122,7 @@ export async function updateTicket(
 ): Promise<tickets.TicketWithParent> {
   return ctx.store.db.transaction().execute(async (trx) => {
     const ticket = await requireTicket(trx, orgId, slug);
+    await tickets.bumpTicketVersion(trx, orgId);
     const patch: Parameters<typeof tickets.updateTicket>[2] = { updated_at: ctx.now() };
     if (input.title !== undefined) patch.title = input.title;
     if (input.type !== undefined) patch.type = input.type;
@@ -169,6 +172,7 @@ export async function setTicketStatus(ctx: DomainContext, orgId: number, slug: s
 export async function deleteTicket(ctx: DomainContext, orgId: number, slug: string): Promise<string> {
   return ctx.store.db.transaction().execute(async (trx) => {
     const ticket = await requireTicket(trx, orgId, slug);
+    await tickets.bumpTicketVersion(trx, orgId);
     await tickets.deleteTicket(trx, ticket);
     return ticket.slug;
   });
@@ -182,3 +186,6 @@ export async function ticketBoard(ctx: DomainContext, orgId: number, limitPerCol
   ]);
   return TICKET_STATUSES.map((status, i) => ({ status, total: totals.get(status) ?? 0, tickets: columns[i] }));
 }
+
+/** Moves with every ticket write of the organization: rendered reads stay valid while it does not. */
+export const ticketsVersion = (ctx: DomainContext, orgId: number): Promise<number> => tickets.ticketVersion(ctx.store.db, orgId);

@@ -1,0 +1,37 @@
+/**
+ * Rendered JSON bodies of hot reads, reused while their data version has not moved (the version
+ * is read from the database on every request, so replicas never serve a stale body). Bounded by
+ * entries and bytes, least recently used out first.
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, { version: number; body: string }>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries = 1000,
+    private readonly maxBytes = 16 * 1024 * 1024,
+  ) {}
+
+  get(key: string, version: number): string | null {
+    const entry = this.entries.get(key);
+    if (!entry || entry.version !== version) return null;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.body;
+  }
+
+  set(key: string, version: number, body: string): void {
+    this.remove(key);
+    if (body.length > this.maxBytes / 4) return;
+    this.entries.set(key, { version, body });
+    this.bytes += body.length;
+    while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) this.remove(this.entries.keys().next().value!);
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.body.length;
+    this.entries.delete(key);
+  }
+}
