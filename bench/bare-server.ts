@@ -1,0 +1,31 @@
+/**
+ * The baseline: a bare Fastify server (no logging, auth, validation, database or response schema)
+ * answering the ticket-list route with a JSON document held in memory, serialised per request as
+ * any plain Fastify handler would. Run as its own process: `node --import tsx bench/bare-server.ts <json file>`.
+ */
+import fs from 'node:fs';
+import Fastify from 'fastify';
+
+const file = process.argv[2];
+if (!file) {
+  process.stderr.write('usage: bare-server.ts <json file>\n');
+  process.exit(2);
+}
+const body = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+
+const app = Fastify({ logger: false });
+app.get('/api/v1/ext/orgs/:org/tickets', async () => body);
+
+await app.listen({ host: '127.0.0.1', port: 0 });
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : 0;
+process.stdout.write(`Bare listening on http://127.0.0.1:${port}\n`);
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

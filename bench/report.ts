@@ -1,0 +1,141 @@
+/** Targets, the console summary and the Markdown table of a bench run. */
+import type { ScenarioResult } from './measure.ts';
+
+export interface PhaseResult {
+  name: string;
+  tickets: number;
+  seedSeconds: number;
+  scenarios: ScenarioResult[];
+  /** max(VmHWM of the server at the end of the phase, highest VmRSS sample). */
+  serverPeakRssMb: number;
+  serverLog: { bytes: number; lines: number };
+}
+
+export interface TargetResult {
+  name: string;
+  measured: string;
+  pass: boolean | null;
+}
+
+export interface BenchResults {
+  meta: Record<string, unknown>;
+  phases: PhaseResult[];
+  bare: ScenarioResult | null;
+  listToBareRatio: number | null;
+  targets: TargetResult[];
+  /** Every measured request answered 2xx, with no socket errors or timeouts (warm-ups included). */
+  clean: boolean;
+  problems: string[];
+  /** Runs during which other processes used a noticeable share of the CPU. */
+  disturbances: string[];
+}
+
+export const label = (s: ScenarioResult) => `${s.method} ${s.path.replace(/^\/api\/v1\/ext\/orgs\/default/, '')}`;
+const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(digits));
+const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function find(phase: PhaseResult | undefined, key: string): ScenarioResult | undefined {
+  return phase?.scenarios.find((s) => s.name === key);
+}
+
+export function evaluateTargets(phases: PhaseResult[], bare: ScenarioResult | null): { targets: TargetResult[]; ratio: number | null } {
+  const targets: TargetResult[] = [];
+  const [small, large] = phases;
+  const list = find(small, 'list');
+  let ratio: number | null = null;
+  const a = small?.name ?? '10,000 tickets';
+  const b = large?.name ?? '100,000 tickets';
+  if (list && bare) {
+    ratio = list.reqPerSec / bare.reqPerSec;
+    targets.push({
+      name: `${a}: GET /tickets?limit=20 ≥ 0.4× bare Fastify`,
+      measured: `${ratio.toFixed(2)}× (${thousands(list.reqPerSec)} vs ${thousands(bare.reqPerSec)} req/s)`,
+      pass: ratio >= 0.4,
+    });
+  } else {
+    targets.push({ name: `${a}: GET /tickets?limit=20 ≥ 0.4× bare Fastify`, measured: 'not run', pass: null });
+  }
+  for (const key of ['list', 'get', 'board']) {
+    const s = find(small, key);
+    if (s) targets.push({ name: `${a}: ${label(s)} p99 < 25 ms`, measured: `${fmt(s.latencyMs.p99, 2)} ms`, pass: s.latencyMs.p99 < 25 });
+  }
+  const post = find(small, 'post');
+  if (post) targets.push({ name: `${a}: POST /tickets > 2,000 req/s`, measured: `${thousands(post.reqPerSec)} req/s`, pass: post.reqPerSec > 2000 });
+  if (small) {
+    targets.push({ name: `${a}: server peak RSS < 250 MB`, measured: `${fmt(small.serverPeakRssMb)} MB`, pass: small.serverPeakRssMb < 250 });
+  }
+  for (const key of ['list', 'board']) {
+    const s = find(large, key);
+    if (s) targets.push({ name: `${b}: ${label(s)} p99 < 50 ms`, measured: `${fmt(s.latencyMs.p99, 2)} ms`, pass: s.latencyMs.p99 < 50 });
+  }
+  return { targets, ratio };
+}
+
+export function problemsOf(phases: PhaseResult[], bare: ScenarioResult | null): string[] {
+  const problems: string[] = [];
+  const all = [...phases.flatMap((p) => p.scenarios.map((s) => ({ phase: p.name, s }))), ...(bare ? [{ phase: 'bare', s: bare }] : [])];
+  for (const { phase, s } of all) {
+    const where = `${phase} ${s.target} ${label(s)}`;
+    if (s.non2xx > 0) problems.push(`${where}: ${s.non2xx} non-2xx responses (${JSON.stringify(s.statusCodes)})`);
+    if (s.errors > 0) problems.push(`${where}: ${s.errors} errors (${s.timeouts} timeouts)`);
+    if (s.ok2xx === 0) problems.push(`${where}: no 2xx response at all`);
+    if (s.warmup.non2xx > 0 || s.warmup.errors > 0) problems.push(`${where}: warm-up had ${s.warmup.non2xx} non-2xx and ${s.warmup.errors} errors`);
+  }
+  return problems;
+}
+
+/** Runs during which other processes used a noticeable share of the machine (figures disturbed, not invalid). */
+export function disturbancesOf(phases: PhaseResult[], bare: ScenarioResult | null): string[] {
+  const all = [...phases.flatMap((p) => p.scenarios.map((s) => ({ phase: p.name, s }))), ...(bare ? [{ phase: 'bare', s: bare }] : [])];
+  return all
+    .filter(({ s }) => s.otherCpuPct !== null && s.otherCpuPct >= 25)
+    .map(({ phase, s }) => `${phase} ${s.target} ${label(s)}: other processes used ${s.otherCpuPct}% of a core during the run`);
+}
+
+export function scenarioLine(s: ScenarioResult): string {
+  const flag = (s.non2xx > 0 || s.errors > 0 ? '   <<< NON-2xx/ERRORS' : '') + (s.attempts ? `  (least disturbed of ${s.attempts.length} attempts)` : '');
+  return (
+    `  ${(s.target === 'bare' ? 'bare ' : '') + label(s)}`.padEnd(44) +
+    `${thousands(s.reqPerSec).padStart(7)} req/s  p50 ${fmt(s.latencyMs.p50, 2).padStart(6)} ms  p99 ${fmt(s.latencyMs.p99, 2).padStart(7)} ms  ` +
+    `non-2xx ${s.non2xx}  errors ${s.errors}  CPU: server ${s.serverCpuPct ?? 'n/a'}% loadgen ${s.loadgenCpuPct}% other ${s.otherCpuPct ?? 'n/a'}%  RSS ${fmt(s.serverPeakRssMb)} MB${flag}`
+  );
+}
+
+export function markdown(results: BenchResults): string {
+  const lines: string[] = [];
+  lines.push('| Dataset | Request | req/s | p50 (ms) | p99 (ms) | non-2xx | errors | server peak RSS |');
+  lines.push('|---|---|---:|---:|---:|---:|---:|---:|');
+  const bare = results.bare;
+  const bareRow = () =>
+    bare
+      ? `| (in memory) | bare Fastify, same 20-ticket JSON${bare.attempts ? ' †' : ''} | ${thousands(bare.reqPerSec)} | ${fmt(bare.latencyMs.p50, 2)} | ${fmt(bare.latencyMs.p99, 2)} | ${bare.non2xx} | ${bare.errors} | ${fmt(bare.serverPeakRssMb)} MB |`
+      : null;
+  for (const phase of results.phases) {
+    for (const s of phase.scenarios) {
+      lines.push(
+        `| ${thousands(phase.tickets)} tickets | \`${label(s)}\`${s.attempts ? ' †' : ''} | ${thousands(s.reqPerSec)} | ${fmt(s.latencyMs.p50, 2)} | ${fmt(s.latencyMs.p99, 2)} | ${s.non2xx} | ${s.errors} | ${fmt(s.serverPeakRssMb)} MB |`,
+      );
+      const row = phase === results.phases[0] && s.name === 'list' ? bareRow() : null;
+      if (row) lines.push(row);
+    }
+  }
+  lines.push('');
+  lines.push('| Target | Measured | Result |');
+  lines.push('|---|---|---|');
+  for (const t of results.targets) lines.push(`| ${t.name} | ${t.measured} | ${t.pass === null ? 'not run' : t.pass ? 'PASS' : '**FAIL**'} |`);
+  lines.push('');
+  const m = results.meta;
+  const repeated = [...results.phases.flatMap((p) => p.scenarios), ...(bare ? [bare] : [])].some((s) => s.attempts);
+  if (repeated) {
+    lines.push('† repeated because other processes used ≥ 25% of a core during the first attempt; the least disturbed attempt is shown, all attempts are in bench/results/latest.json.');
+    lines.push('');
+  }
+  lines.push(
+    `_${m.date}, commit ${m.commit}, Node ${m.node}, ${m.cpus}× ${m.cpuModel}. \`drover serve\` on SQLite, rate limit off, ` +
+      `log level info (request log lines written to a file, so logging is included). autocannon in the bench process, ` +
+      `${m.connections} connections, ${m.durationSec} s per row after a ${m.warmupSec} s warm-up; load generator and server share the machine. ` +
+      `req/s is autocannon's per-second average; latencies are exact percentiles of the 2xx response times. ` +
+      `Server peak RSS per row is the highest VmRSS sampled every 100 ms during that row; the RSS target uses the server's VmHWM over the whole first phase._`,
+  );
+  return lines.join('\n');
+}
