@@ -11,7 +11,7 @@ import { RateLimiter } from './api/plugins/rate-limit.ts';
 import { registerDocsUi, registerOpenApi } from './api/openapi.ts';
 import websocket from '@fastify/websocket';
 import { adminRoutes } from './api/routes/admin.ts';
-import { adminRunnerRoutes } from './api/routes/admin-runners.ts';
+import { Agent as CustomAgent, adminRunnerRoutes } from './api/routes/admin-runners.ts';
 import { podRoutes } from './api/routes/pods.ts';
 import { loopRoutes } from './api/routes/loops.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
@@ -117,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
   for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
-  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run]) app.addSchema(schema);
+  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, CustomAgent]) app.addSchema(schema);
   await registerOpenApi(app);
 
   app.decorateRequest('principal', null as never);

@@ -1,222 +1,416 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/**
+ * The security matrix of the pod and runner endpoints (contract §1 "Auth header", "Order of checks",
+ * "Scopes", "Error body"): missing, malformed, unknown, revoked and expired keys; scopes (and that a
+ * pods:read key writes nothing); other organizations' keys, pods and runners; pod tokens. Every row
+ * runs against every endpoint and every database, and every refused request must leave the pod,
+ * runner and idempotency tables exactly as they were.
+ *
+ * Malformed input on these endpoints is pods-malformed.test.ts; behaviour is pods.test.ts and
+ * runners.test.ts.
+ */
+import crypto from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { DATABASES } from '../helpers/databases.ts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import type { DatabaseKind } from '../../src/store/db.ts';
+import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
-import type { Scope } from '../../src/domain/auth/scopes.ts';
+import { DATABASES } from '../helpers/databases.ts';
 
-/** The scope matrix and the malformed-input sweep for every pod and runner endpoint. */
-
-function expectError(response: LightMyRequestResponse, status: number, code: string) {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/json/);
-  expect(response.json()).toMatchObject({ code, error: expect.any(String), request_id: response.headers['x-request-id'] });
+/** startTestApp, retried on one known PostgreSQL setup race only; see tickets-security.test.ts. */
+async function startApp(kind: DatabaseKind): Promise<TestApp> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTestApp(kind);
+    } catch (error) {
+      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
+    }
+  }
 }
 
-async function insertRunner(t: TestApp, orgId: number, name: string) {
+type Method = 'GET' | 'POST';
+
+interface Endpoint {
+  name: string;
+  method: Method;
+  scope: Extract<Scope, 'pods:read' | 'pods:write' | 'runners:read'>;
+  /** The path below /orgs/{org}, given the pod key and runner id it addresses. */
+  path: (podKey: string, runnerId: number) => string;
+  body?: Record<string, unknown>;
+  success: number;
+  /** Whether the route addresses one pod (by key) or one runner (by id). */
+  addresses: 'pod' | 'runner' | null;
+  /** Whether a successful call changes the addressed pod (so it needs a fresh one). */
+  changes: boolean;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /pods', method: 'GET', scope: 'pods:read', path: () => '/pods', success: 200, addresses: null, changes: false },
+  { name: 'GET /pods/:key', method: 'GET', scope: 'pods:read', path: (k) => `/pods/${k}`, success: 200, addresses: 'pod', changes: false },
+  { name: 'GET /pods/:key/output', method: 'GET', scope: 'pods:read', path: (k) => `/pods/${k}/output?tail_bytes=10`, success: 200, addresses: 'pod', changes: false },
+  {
+    name: 'POST /pods',
+    method: 'POST',
+    scope: 'pods:write',
+    path: () => '/pods',
+    body: { agent_slug: 'shell', agentfile_layer: 'PROMPT "security matrix"', alias: 'matrix' },
+    success: 201,
+    addresses: null,
+    changes: true,
+  },
+  { name: 'POST /pods/:key/terminate', method: 'POST', scope: 'pods:write', path: (k) => `/pods/${k}/terminate`, success: 200, addresses: 'pod', changes: true },
+  { name: 'GET /runners', method: 'GET', scope: 'runners:read', path: () => '/runners', success: 200, addresses: null, changes: false },
+  { name: 'GET /runners/available', method: 'GET', scope: 'runners:read', path: () => '/runners/available', success: 200, addresses: null, changes: false },
+  { name: 'GET /runners/:id', method: 'GET', scope: 'runners:read', path: (_k, id) => `/runners/${id}`, success: 200, addresses: 'runner', changes: false },
+  { name: 'GET /runners/:id/pods', method: 'GET', scope: 'runners:read', path: (_k, id) => `/runners/${id}/pods?limit=5`, success: 200, addresses: 'runner', changes: false },
+];
+const WRITE_ENDPOINTS = ENDPOINTS.filter((e) => e.scope === 'pods:write');
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const randomBase62 = (n: number): string => Array.from(crypto.randomBytes(n), (b) => BASE62[b % 62]).join('');
+
+const MALFORMED_KEYS = [
+  'garbage',
+  'drv_',
+  'drv_short',
+  `DRV_${randomBase62(40)}`,
+  `drv_${randomBase62(20)}-${randomBase62(19)}`,
+  'drvpod_',
+  `drvpod_${randomBase62(40)}`,
+  `drvrun_${randomBase62(40)}`,
+  `drvreg_${randomBase62(40)}`,
+];
+
+const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
+
+interface ErrorBodyJson {
+  error: string;
+  code: string;
+  request_id: string;
+  details?: { field: string; message: string }[];
+  required_scopes?: string[];
+}
+
+function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
+  const body = res.json() as ErrorBodyJson;
+  expect(body.code).toBe(code);
+  expect(typeof body.error).toBe('string');
+  expect(body.error.trim().length).toBeGreaterThan(0);
+  expect(typeof body.request_id).toBe('string');
+  expect(body.request_id).toBe(res.headers['x-request-id']);
+  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
+  if (status === 403) expect(Array.isArray(body.required_scopes)).toBe(true);
+  return body;
+}
+
+let runnerSeq = 0;
+
+async function insertRunner(t: TestApp, orgId: number, name: string): Promise<number> {
   const now = Date.now();
-  return t.store.db
+  runnerSeq += 1;
+  const row = await t.store.db
     .insertInto('runners')
     .values({
       org_id: orgId,
       name,
-      credential_hash: `hash-${name}-${orgId}-${Math.random()}`,
+      credential_hash: `test-credential-${runnerSeq}-${Math.random().toString(36).slice(2)}`,
       status: 'online',
-      version: 'test',
+      version: '0.1.0',
       os: 'linux',
       arch: 'x64',
-      labels: '[]',
-      agents: '["shell"]',
-      max_pods: 50,
+      labels: '["secret-label"]',
+      agents: '["shell","claude-code"]',
+      max_pods: 10_000,
       connection_id: null,
       last_heartbeat_at: now,
       created_at: now,
       updated_at: now,
     })
-    .returningAll()
+    .returning('id')
     .executeTakeFirstOrThrow();
+  return Number(row.id);
 }
 
-describe.each(DATABASES)('pods and runners: security and malformed input on %s', (kind) => {
+describe.each(DATABASES)('pod and runner endpoints security on %s', (kind) => {
   let t: TestApp;
-  let podKey: string;
+  let globex: OrgRow;
+  let globexKey: string;
   let runnerId: number;
-  let otherPodKey: string;
-  let otherRunnerId: number;
-  let otherKey: string;
+  let fixturePod: string;
+  let globexRunnerId: number;
+  let globexPod: string;
+  /** Keys of acme, by what they hold. */
+  const keys = {} as Record<'podsRead' | 'podsWrite' | 'runnersRead' | 'noPodsNoRunners' | 'unrelated', string>;
 
-  const podCount = async () => Number((await t.store.db.selectFrom('pods').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  type Send = { podKey?: string; runner?: number; org?: string; key?: string | null; headers?: Record<string, string>; payload?: unknown };
+  const send = (ep: Endpoint, options: Send = {}): Promise<LightMyRequestResponse> => {
+    const { podKey = fixturePod, runner = runnerId, org, key, headers, payload } = options;
+    const body = payload !== undefined ? payload : ep.body;
+    return t.request({
+      method: ep.method,
+      url: t.path(ep.path(podKey, runner), org),
+      key,
+      ...(body === undefined
+        ? { headers }
+        : typeof body === 'string'
+          ? { payload: body, headers: { 'content-type': 'application/json', ...headers } }
+          : { payload: body as object, headers }),
+    });
+  };
+
+  const createPod = async (key = t.key, org?: string): Promise<string> => {
+    const res = await t.request({ method: 'POST', url: t.path('/pods', org), key, payload: { agent_slug: 'shell', agentfile_layer: 'PROMPT "fixture"' } });
+    expect(res.statusCode, res.body).toBe(201);
+    return (res.json() as { pod: { pod_key: string } }).pod.pod_key;
+  };
+
+  /** Every row a pod or runner request could touch, in a stable order. */
+  const snapshot = async () => {
+    const db = t.store.db;
+    const [pods, runners, output, idempotency, tokens] = await Promise.all([
+      db.selectFrom('pods').selectAll().orderBy('id').execute(),
+      db.selectFrom('runners').selectAll().orderBy('id').execute(),
+      db.selectFrom('pod_output').selectAll().orderBy('pod_id').execute(),
+      db.selectFrom('idempotency_keys').select(['api_key_id', 'key', 'state']).orderBy('api_key_id').orderBy('key').execute(),
+      db.selectFrom('runner_tokens').selectAll().orderBy('id').execute(),
+    ]);
+    return { pods, runners, output, idempotency, tokens };
+  };
+
+  /** The addressed pod for a call: a fresh one when the call may change it. */
+  const target = async (ep: Endpoint, mayChange: boolean): Promise<string> => (ep.addresses === 'pod' && ep.changes && mayChange ? createPod() : fixturePod);
 
   beforeAll(async () => {
-    t = await startTestApp(kind);
-    runnerId = (await insertRunner(t, t.org.id, 'r1')).id;
-    const created = await t.request({ method: 'POST', url: t.path('/pods'), payload: { agent_slug: 'shell', agentfile_layer: 'PROMPT "true"' } });
-    expect(created.statusCode, created.body).toBe(201);
-    podKey = created.json().pod.pod_key;
-    const other = await t.createOrg('other');
-    otherRunnerId = (await insertRunner(t, other.id, 'r2')).id;
-    otherKey = (await t.issueKey(['pods:write', 'runners:read'], { org: other })).key;
-    const otherPod = await t.request({ method: 'POST', url: t.path('/pods', 'other'), key: otherKey, payload: { agent_slug: 'shell' } });
-    expect(otherPod.statusCode, otherPod.body).toBe(201);
-    otherPodKey = otherPod.json().pod.pod_key;
-  });
-  afterAll(async () => t.close());
-
-  const endpoints = () =>
-    [
-      { method: 'GET', path: '/pods', scope: 'pods:read' },
-      { method: 'GET', path: `/pods/${podKey}`, scope: 'pods:read' },
-      { method: 'GET', path: `/pods/${podKey}/output`, scope: 'pods:read' },
-      { method: 'POST', path: '/pods', scope: 'pods:write', payload: { agent_slug: 'shell' } },
-      { method: 'POST', path: `/pods/${podKey}/terminate`, scope: 'pods:write' },
-      { method: 'GET', path: '/runners', scope: 'runners:read' },
-      { method: 'GET', path: '/runners/available', scope: 'runners:read' },
-      { method: 'GET', path: `/runners/${runnerId}`, scope: 'runners:read' },
-      { method: 'GET', path: `/runners/${runnerId}/pods`, scope: 'runners:read' },
-    ] as const;
-
-  it('answers no key, bad keys and revoked keys with 401 on every endpoint', async () => {
-    const revoked = await t.issueKey(['pods:write', 'runners:read']);
-    const revoke = await t.app.inject({ method: 'DELETE', url: `/api/v1/admin/orgs/acme/api-keys/${revoked.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
-    expect(revoke.statusCode).toBe(200);
-    for (const e of endpoints()) {
-      const base = { method: e.method, url: t.path(e.path), payload: 'payload' in e ? e.payload : undefined };
-      expectError(await t.request({ ...base, key: null }), 401, 'AUTH_REQUIRED');
-      expectError(await t.request({ ...base, key: 'drv_' + 'x'.repeat(40) }), 401, 'INVALID_API_KEY');
-      expectError(await t.request({ ...base, key: 'nonsense' }), 401, 'INVALID_API_KEY');
-      expectError(await t.request({ ...base, key: revoked.key }), 401, 'INVALID_API_KEY');
-    }
-    expect(await podCount()).toBe(2);
+    t = await startApp(kind);
+    runnerId = await insertRunner(t, t.org.id, 'acme-runner');
+    fixturePod = await createPod();
+    const pod = await t.store.db.selectFrom('pods').select('id').where('key', '=', fixturePod).executeTakeFirstOrThrow();
+    await t.store.db.insertInto('pod_output').values({ pod_id: pod.id, data: 'secret acme output', total_bytes: 18 }).execute();
+    globex = await t.createOrg('globex');
+    globexKey = (await t.issueKey(SCOPES, { org: globex })).key;
+    globexRunnerId = await insertRunner(t, globex.id, 'globex-runner');
+    globexPod = await createPod(globexKey, 'globex');
+    keys.podsRead = (await t.issueKey(['pods:read'])).key;
+    keys.podsWrite = (await t.issueKey(['pods:write'])).key;
+    keys.runnersRead = (await t.issueKey(['runners:read'])).key;
+    keys.noPodsNoRunners = (await t.issueKey(SCOPES.filter((s) => !s.startsWith('pods:') && s !== 'runners:read'))).key;
+    keys.unrelated = (await t.issueKey(['tickets:write'])).key;
   });
 
-  it('requires the endpoint scope (403 with required_scopes); :read keys cannot write; :write grants reads', async () => {
-    const unrelated = await t.issueKey(['tickets:write']);
-    const podsRead = await t.issueKey(['pods:read']);
-    const podsWrite = await t.issueKey(['pods:write']);
-    for (const e of endpoints()) {
-      const base = { method: e.method, url: t.path(e.path), payload: 'payload' in e ? e.payload : undefined };
-      const denied = await t.request({ ...base, key: unrelated.key });
-      expectError(denied, 403, 'INSUFFICIENT_SCOPE');
-      expect(denied.json().required_scopes).toEqual([e.scope]);
-      if (e.scope === 'pods:write') {
-        const readOnly = await t.request({ ...base, key: podsRead.key });
-        expectError(readOnly, 403, 'INSUFFICIENT_SCOPE');
-        expect(readOnly.json().required_scopes).toEqual(['pods:write']);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  // No runner process beats here: keep the runners' heartbeats fresh so a slow database cannot make them stale.
+  beforeEach(async () => {
+    await t.store.db.updateTable('runners').set({ last_heartbeat_at: Date.now() }).execute();
+  });
+
+  describe.each(ENDPOINTS)('$name', (ep) => {
+    it('without a key → 401 AUTH_REQUIRED, nothing written', async () => {
+      const before = await snapshot();
+      expectError(await send(ep, { key: null }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: 'Bearer' } }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: 'Bearer    ' } }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: `Basic ${Buffer.from('u:p').toString('base64')}` } }), 401, 'AUTH_REQUIRED');
+      expectError(await send(ep, { key: null, headers: { authorization: t.key } }), 401, 'AUTH_REQUIRED');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('with a malformed or unknown key → 401 INVALID_API_KEY, nothing written', async () => {
+      const before = await snapshot();
+      for (const key of MALFORMED_KEYS) {
+        expectError(await send(ep, { key }), 401, 'INVALID_API_KEY');
+        expectError(await send(ep, { key: null, headers: { authorization: `Bearer ${key}` } }), 401, 'INVALID_API_KEY');
       }
-      if (e.scope === 'pods:read') expect((await t.request({ ...base, key: podsWrite.key })).statusCode).toBe(200);
+      expectError(await send(ep, { key: `drv_${randomBase62(40)}` }), 401, 'INVALID_API_KEY');
+      // Same prefix as a real key, different secret.
+      expectError(await send(ep, { key: t.key.slice(0, -1) + (t.key.endsWith('a') ? 'b' : 'a') }), 401, 'INVALID_API_KEY');
+      expectError(await send(ep, { key: `${t.key}x` }), 401, 'INVALID_API_KEY');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('with a key revoked through DELETE /api/v1/admin/orgs/acme/api-keys/:id → 401 INVALID_API_KEY, nothing written', async () => {
+      const { id, key } = await t.issueKey([ep.scope]);
+      const podKey = await target(ep, true);
+      // The key works before it is revoked (checked on a read, so nothing changes).
+      expect((await t.request({ method: 'GET', url: t.path(ep.scope === 'runners:read' ? '/runners' : '/pods'), key })).statusCode).toBe(200);
+      const revoke = await t.request({ method: 'DELETE', url: `/api/v1/admin/orgs/acme/api-keys/${id}`, key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(revoke.statusCode, revoke.body).toBe(200);
+      const before = await snapshot();
+      expectError(await send(ep, { key, podKey }), 401, 'INVALID_API_KEY');
+      expectError(await send(ep, { key: null, podKey, headers: { authorization: `Bearer ${key}` } }), 401, 'INVALID_API_KEY');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('with an expired key → 401 INVALID_API_KEY, nothing written', async () => {
+      const { id, key } = await t.issueKey(SCOPES);
+      await t.store.db.updateTable('api_keys').set({ expires_at: Date.now() - 1000 }).where('id', '=', id).execute();
+      const podKey = await target(ep, true);
+      const before = await snapshot();
+      expectError(await send(ep, { key, podKey }), 401, 'INVALID_API_KEY');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it(`with a key lacking ${ep.scope} → 403 INSUFFICIENT_SCOPE with required_scopes, nothing written`, async () => {
+      const podKey = await target(ep, true);
+      const before = await snapshot();
+      for (const key of [keys.noPodsNoRunners, keys.unrelated]) {
+        const body = expectError(await send(ep, { key, podKey, headers: { 'idempotency-key': 'scope-check' } }), 403, 'INSUFFICIENT_SCOPE');
+        expect(body.required_scopes).toEqual([ep.scope]);
+        expect(body.error).toContain(ep.scope);
+      }
+      // pods:* does not grant runners:read, and runners:read does not grant pods:*.
+      const crossKey = ep.scope === 'runners:read' ? keys.podsWrite : keys.runnersRead;
+      expect(expectError(await send(ep, { key: crossKey, podKey }), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual([ep.scope]);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    if (ep.scope === 'pods:write') {
+      it('a pods:read key → 403 with required_scopes [pods:write], and nothing is written', async () => {
+        const podKey = await target(ep, true);
+        const before = await snapshot();
+        const body = expectError(await send(ep, { key: keys.podsRead, podKey, headers: { 'idempotency-key': 'read-only' } }), 403, 'INSUFFICIENT_SCOPE');
+        expect(body.required_scopes).toEqual(['pods:write']);
+        expect(await snapshot()).toEqual(before);
+        const pod = await t.request({ method: 'GET', url: t.path(`/pods/${podKey}`) });
+        expect((pod.json() as { pod: { status: string } }).pod.status).toBe('initializing');
+      });
+
+      it('a pods:write key alone grants it', async () => {
+        const res = await send(ep, { key: keys.podsWrite, podKey: await target(ep, true) });
+        expect(res.statusCode, res.body).toBe(ep.success);
+      });
+    } else {
+      it(`a ${ep.scope} key grants it`, async () => {
+        const res = await send(ep, { key: ep.scope === 'pods:read' ? keys.podsRead : keys.runnersRead });
+        expect(res.statusCode, res.body).toBe(200);
+        if (ep.scope === 'pods:read') {
+          // pods:write implies pods:read.
+          const write = await send(ep, { key: keys.podsWrite });
+          expect(write.statusCode, write.body).toBe(200);
+        }
+      });
     }
-    expect(await podCount()).toBe(2);
-    expect((await t.request({ method: 'GET', url: t.path(`/pods/${podKey}`) })).json().pod.status).toBe('initializing');
-  });
 
-  it("hides other organizations: their key on our path, and their pods and runners through ours, are 404", async () => {
-    for (const e of endpoints()) {
-      const response = await t.request({ method: e.method, url: t.path(e.path), key: otherKey, payload: 'payload' in e ? e.payload : undefined });
-      expectError(response, 404, 'NOT_FOUND');
+    it("a key of another org on acme's path → 404 NOT_FOUND, the same body as an unknown org, nothing written", async () => {
+      const podKey = await target(ep, true);
+      const before = await snapshot();
+      const foreign = expectError(await send(ep, { key: globexKey, podKey }), 404, 'NOT_FOUND');
+      const unknown = expectError(await send(ep, { org: 'no-such-org', podKey }), 404, 'NOT_FOUND');
+      const { request_id: _a, ...foreignRest } = foreign;
+      const { request_id: _b, ...unknownRest } = unknown;
+      expect(foreignRest).toEqual(unknownRest);
+      // 404 comes before 403: an acme key without the scope on globex's path.
+      expectError(await send(ep, { key: keys.unrelated, org: 'globex', podKey }), 404, 'NOT_FOUND');
+      expectError(await send(ep, { key: keys.podsRead, org: 'globex', podKey }), 404, 'NOT_FOUND');
+      for (const org of ['ACME', 'acme-', 'acm']) expectError(await send(ep, { org, podKey }), 404, 'NOT_FOUND');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    if (ep.addresses !== null) {
+      it(`another org's ${ep.addresses} through acme's path with acme's key → 404 NOT_FOUND, and it is unchanged`, async () => {
+        const theirsBefore = await t.request({ method: 'GET', url: t.path(ep.addresses === 'pod' ? `/pods/${globexPod}` : `/runners/${globexRunnerId}`, 'globex'), key: globexKey });
+        expect(theirsBefore.statusCode).toBe(200);
+        const before = await snapshot();
+        const res = await send(ep, { podKey: globexPod, runner: globexRunnerId });
+        expectError(res, 404, 'NOT_FOUND');
+        expect(res.body).not.toContain('globex');
+        expect(res.body).not.toContain('secret');
+        // The same answer as for a pod or runner that does not exist at all.
+        const missing = await send(ep, { podKey: 'p-doesnotexist00', runner: 999_999 });
+        expectError(missing, 404, 'NOT_FOUND');
+        expect((res.json() as ErrorBodyJson).error).toBe((missing.json() as ErrorBodyJson).error);
+        expect(await snapshot()).toEqual(before);
+        const theirsAfter = await t.request({ method: 'GET', url: t.path(ep.addresses === 'pod' ? `/pods/${globexPod}` : `/runners/${globexRunnerId}`, 'globex'), key: globexKey });
+        expect(theirsAfter.json()).toEqual(theirsBefore.json());
+      });
     }
-    for (const [method, path] of [
-      ['GET', `/pods/${otherPodKey}`],
-      ['GET', `/pods/${otherPodKey}/output`],
-      ['POST', `/pods/${otherPodKey}/terminate`],
-      ['GET', `/runners/${otherRunnerId}`],
-      ['GET', `/runners/${otherRunnerId}/pods`],
-    ] as const) {
-      expectError(await t.request({ method, url: t.path(path) }), 404, 'NOT_FOUND');
-    }
-    const theirs = await t.request({ method: 'GET', url: t.path(`/pods/${otherPodKey}`, 'other'), key: otherKey });
-    expect(theirs.json().pod.status).toBe('initializing');
+
+    it("a pod token of another org's pod → 404 on acme's path", async () => {
+      const row = await t.store.db.selectFrom('pods').select('token_encrypted').where('key', '=', globexPod).executeTakeFirstOrThrow();
+      const before = await snapshot();
+      expectError(await send(ep, { key: t.secrets.decrypt(row.token_encrypted) }), 404, 'NOT_FOUND');
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('X-API-Key wins over Authorization: an invalid X-API-Key with a valid Bearer → 401', async () => {
+      const before = await snapshot();
+      expectError(await send(ep, { key: `drv_${randomBase62(40)}`, headers: { authorization: `Bearer ${t.key}` } }), 401, 'INVALID_API_KEY');
+      if (ep.scope === 'pods:write') expectError(await send(ep, { key: keys.podsRead, headers: { authorization: `Bearer ${t.key}` } }), 403, 'INSUFFICIENT_SCOPE');
+      expect(await snapshot()).toEqual(before);
+    });
   });
 
-  it.each([
-    [{}, '/agent_slug'],
-    [{ agent_slug: 3 }, '/agent_slug'],
-    [{ agent_slug: null }, '/agent_slug'],
-    [{ agent_slug: ['shell'] }, '/agent_slug'],
-    [{ agent_slug: '' }, '/agent_slug'],
-    [{ agent_slug: 'no-such-agent' }, '/agent_slug'],
-    [{ agent_slug: 'shell', runner_id: '1' }, '/runner_id'],
-    [{ agent_slug: 'shell', runner_id: -1 }, '/runner_id'],
-    [{ agent_slug: 'shell', runner_id: 1.5 }, '/runner_id'],
-    [{ agent_slug: 'shell', runner_id: 999999 }, '/runner_id'],
-    [{ agent_slug: 'shell', alias: 'a'.repeat(101) }, '/alias'],
-    [{ agent_slug: 'shell', agentfile_layer: 'x'.repeat(64 * 1024 + 1) }, '/agentfile_layer'],
-    [{ agent_slug: 'shell', agentfile_layer: 'BOGUS 1' }, '/agentfile_layer'],
-    [{ agent_slug: 'shell', agentfile_layer: 42 }, '/agentfile_layer'],
-    [{ agent_slug: 'shell', ticket_slug: 'ACME-404' }, '/ticket_slug'],
-    [{ agent_slug: 'shell', colour: 'red' }, '/colour'],
-  ])('POST /pods %j → 400 naming %s, nothing written', async (payload, field) => {
-    const before = await podCount();
-    const response = await t.request({ method: 'POST', url: t.path('/pods'), payload });
-    expectError(response, 400, 'VALIDATION_FAILED');
-    expect(response.json().details.map((d: { field: string }) => d.field)).toContain(field);
-    expect(await podCount()).toBe(before);
+  it('lists never show other orgs: acme sees none of globex’s pods or runners and vice versa', async () => {
+    const acmePods = (await t.request({ method: 'GET', url: t.path('/pods?limit=100') })).json() as { pods: { key: string }[] };
+    expect(acmePods.pods.map((p) => p.key)).not.toContain(globexPod);
+    const acmeRunners = (await t.request({ method: 'GET', url: t.path('/runners') })).json() as { runners: { id: number }[] };
+    expect(acmeRunners.runners.map((r) => r.id)).toEqual([runnerId]);
+    const available = (await t.request({ method: 'GET', url: t.path('/runners/available') })).json() as { runners: { id: number }[] };
+    expect(available.runners.map((r) => r.id)).toEqual([runnerId]);
+    const globexPods = (await t.request({ method: 'GET', url: t.path('/pods?limit=100', 'globex'), key: globexKey })).json() as { pods: { key: string }[] };
+    expect(globexPods.pods.map((p) => p.key)).toEqual([globexPod]);
   });
 
-  it('refuses non-object JSON, broken JSON, invalid UTF-8, other content types and oversized bodies, writing nothing', async () => {
-    const before = await podCount();
-    const send = (payload: string | Buffer, contentType = 'application/json') =>
-      t.request({ method: 'POST', url: t.path('/pods'), payload, headers: { 'content-type': contentType } });
-    for (const body of ['[]', '"x"', '3', 'null', 'true']) expectError(await send(body), 400, 'VALIDATION_FAILED');
-    for (const body of ['{', '{"agent_slug":}', '{"agent_slug":"shell",}']) expectError(await send(body), 400, 'INVALID_JSON');
-    expectError(await send(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])), 400, 'INVALID_JSON');
-    expectError(await send('agent_slug=shell', 'application/x-www-form-urlencoded'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectError(await send('shell', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectError(await send(JSON.stringify({ agent_slug: 'shell', alias: 'x', agentfile_layer: 'y'.repeat(1024 * 1024) })), 413, 'PAYLOAD_TOO_LARGE');
-    expect(await podCount()).toBe(before);
+  it('POST /pods with runner_id of another org → 400 (not placed there), their runner unchanged', async () => {
+    const before = await snapshot();
+    const res = await t.request({ method: 'POST', url: t.path('/pods'), payload: { agent_slug: 'shell', runner_id: globexRunnerId } });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    expect(res.body).not.toContain('globex');
+    expect(await snapshot()).toEqual(before);
   });
 
-  it.each([
-    ['/pods?limit=0', 'limit'],
-    ['/pods?limit=-1', 'limit'],
-    ['/pods?limit=abc', 'limit'],
-    ['/pods?offset=-1', 'offset'],
-    ['/pods?status=bogus', 'status'],
-    ['/pods?colour=red', 'colour'],
-    ['/pods/KEY/output?tail_bytes=0', 'tail_bytes'],
-    ['/pods/KEY/output?tail_bytes=abc', 'tail_bytes'],
-    ['/runners/abc', 'id'],
-    ['/runners/-1', 'id'],
-    ['/runners/1.5', 'id'],
-    ['/runners/RID/pods?limit=0', 'limit'],
-    ['/runners/RID/pods?status=bogus', 'status'],
-  ])('GET %s → 400 naming %s', async (path, field) => {
-    const response = await t.request({ method: 'GET', url: t.path(path.replace('KEY', podKey).replace('RID', String(runnerId))) });
-    expectError(response, 400, 'VALIDATION_FAILED');
-    expect(response.json().details.map((d: { field: string }) => d.field)).toContain(field);
-  });
+  describe('order of checks with a malformed body', () => {
+    const BAD_BODIES = [
+      { name: 'invalid JSON', payload: '{"agent_slug": "shell",', status: 400, code: 'INVALID_JSON' },
+      { name: 'a JSON array', payload: '[]', status: 400, code: 'VALIDATION_FAILED' },
+      { name: 'wrong types and an unknown field', payload: '{"agent_slug": 3, "runner_id": "1", "bogus": true}', status: 400, code: 'VALIDATION_FAILED' },
+    ];
+    const postPods = ENDPOINTS.find((e) => e.name === 'POST /pods')!;
 
-  it('clamps limits to 100 and serves /runners/available before /runners/:id', async () => {
-    expect((await t.request({ method: 'GET', url: t.path('/pods?limit=1000') })).json().limit).toBe(100);
-    expect((await t.request({ method: 'GET', url: t.path(`/runners/${runnerId}/pods?limit=1000`) })).json().limit).toBe(100);
-    const available = await t.request({ method: 'GET', url: t.path('/runners/available') });
-    expect(available.statusCode).toBe(200);
-    expect(available.json().runners.map((r: { id: number }) => r.id)).toEqual([runnerId]);
-  });
+    describe.each(BAD_BODIES)('POST /pods with $name', (bad) => {
+      it('no key → 401, an invalid key → 401, not 400', async () => {
+        expectError(await send(postPods, { key: null, payload: bad.payload }), 401, 'AUTH_REQUIRED');
+        expectError(await send(postPods, { key: 'garbage', payload: bad.payload }), 401, 'INVALID_API_KEY');
+      });
 
-  it('terminates an active pod once; a second terminate is 409 POD_NOT_ACTIVE', async () => {
-    const created = await t.request({ method: 'POST', url: t.path('/pods'), payload: { agent_slug: 'shell' } });
-    const key = created.json().pod.pod_key;
-    const first = await t.request({ method: 'POST', url: t.path(`/pods/${key}/terminate`) });
-    expect(first.statusCode).toBe(200);
-    expect((await t.request({ method: 'GET', url: t.path(`/pods/${key}`) })).json().pod).toMatchObject({ status: 'terminated', finished_at: expect.any(String) });
-    expectError(await t.request({ method: 'POST', url: t.path(`/pods/${key}/terminate`) }), 409, 'POD_NOT_ACTIVE');
-    expectError(await t.request({ method: 'POST', url: t.path('/pods/p-doesnotexist/terminate') }), 404, 'NOT_FOUND');
-  });
+      it("another org's key or an unknown org → 404, not 400", async () => {
+        expectError(await send(postPods, { key: globexKey, payload: bad.payload }), 404, 'NOT_FOUND');
+        expectError(await send(postPods, { org: 'no-such-org', payload: bad.payload }), 404, 'NOT_FOUND');
+      });
 
-  it('reports 409 RUNNER_UNAVAILABLE for an offline runner and 503 NO_AVAILABLE_RUNNER when none can take the pod', async () => {
-    await t.store.db.updateTable('runners').set({ status: 'offline' }).where('id', '=', runnerId).execute();
-    try {
-      expectError(await t.request({ method: 'POST', url: t.path('/pods'), payload: { agent_slug: 'shell', runner_id: runnerId } }), 409, 'RUNNER_UNAVAILABLE');
-      expectError(await t.request({ method: 'POST', url: t.path('/pods'), payload: { agent_slug: 'shell' } }), 503, 'NO_AVAILABLE_RUNNER');
-    } finally {
-      await t.store.db.updateTable('runners').set({ status: 'online', last_heartbeat_at: Date.now() }).where('id', '=', runnerId).execute();
-    }
-  });
+      it('a pods:read key → 403, not 400', async () => {
+        expect(expectError(await send(postPods, { key: keys.podsRead, payload: bad.payload }), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual(['pods:write']);
+      });
 
-  it.each<[Scope[], number]>([
-    [['pods:read'], 200],
-    [['runners:read'], 403],
-  ])('a key with %j reading GET /pods gets %i', async (scopes, status) => {
-    const { key } = await t.issueKey(scopes);
-    expect((await t.request({ method: 'GET', url: t.path('/pods'), key })).statusCode).toBe(status);
+      it(`a full key → ${bad.status} ${bad.code}, nothing written`, async () => {
+        const before = await snapshot();
+        expectError(await send(postPods, { payload: bad.payload }), bad.status, bad.code);
+        expect(await snapshot()).toEqual(before);
+      });
+    });
+
+    describe.each(WRITE_ENDPOINTS)('$name with a wrong content type or an oversized body', (ep) => {
+      const plain = { 'content-type': 'text/plain' };
+      const huge = JSON.stringify({ agent_slug: 'shell', agentfile_layer: 'x'.repeat(1024 * 1024 + 1) });
+
+      it('no key → 401 and a read-only key → 403, before 415 and 413', async () => {
+        expectError(await t.request({ method: 'POST', url: t.path(ep.path(fixturePod, runnerId)), key: null, payload: 'hello', headers: plain }), 401, 'AUTH_REQUIRED');
+        expectError(await send(ep, { key: null, payload: huge }), 401, 'AUTH_REQUIRED');
+        expectError(await t.request({ method: 'POST', url: t.path(ep.path(fixturePod, runnerId)), key: keys.podsRead, payload: 'hello', headers: plain }), 403, 'INSUFFICIENT_SCOPE');
+        expectError(await send(ep, { key: keys.podsRead, payload: huge }), 403, 'INSUFFICIENT_SCOPE');
+      });
+
+      it('a full key → 415 and 413, nothing written', async () => {
+        const before = await snapshot();
+        expectError(await t.request({ method: 'POST', url: t.path(ep.path(fixturePod, runnerId)), payload: 'hello', headers: plain }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expectError(await send(ep, { payload: huge }), 413, 'PAYLOAD_TOO_LARGE');
+        expect(await snapshot()).toEqual(before);
+      });
+    });
   });
 });

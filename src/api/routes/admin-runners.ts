@@ -11,7 +11,7 @@ import { AdminOrgParams } from '../schemas/admin.ts';
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 
-const Agent = Type.Object(
+export const Agent = Type.Object(
   {
     id: Type.Integer(),
     slug: Type.String(),
@@ -36,8 +36,6 @@ const presentAgent = (agent: CustomAgentRow) => ({
 
 export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function adminRunners(app) {
-    app.addSchema(Agent);
-
     app.post(
       '/orgs/:org/runner-tokens',
       {

@@ -1,45 +1,116 @@
 import { Cron } from 'croner';
-import { invalid } from '../../errors.ts';
+import { AppError, type ErrorDetail } from '../../errors.ts';
 
 /**
- * Five-field cron (minute hour day-of-month month day-of-week; lists, ranges, steps and names),
- * evaluated in an IANA time zone with croner. Day-of-month and day-of-week combine with OR when
- * both are restricted, as in classic cron.
+ * Loop schedules (contract §3, Cron and Firing), evaluated with croner.
+ *
+ * Syntax: exactly five whitespace-separated fields, minute hour day-of-month month day-of-week.
+ * Lists, ranges, `*` steps (`*\/15`, `0-30/10`) and names (`JAN`, `mon`) work; day-of-week 0 and
+ * 7 are Sunday. Croner's extensions are accepted as well: `L` (last day of the month, or `FRI L`
+ * → `5L` last Friday), `W` (nearest weekday), `#` (`MON#2`), `?` (same as `*`) and a leading `+`
+ * in day-of-week (AND instead of OR, see below). Rejected: six- and seven-field forms (seconds,
+ * year), nicknames such as `@hourly`, numeric-start steps such as `5/15` (write `5-59/15`), and
+ * expressions that match no date at all (`0 0 30 2 *`).
+ *
+ * Days: when both day-of-month and day-of-week are restricted, a day matches if EITHER matches
+ * (classic cron: `0 9 1 * MON` is the 1st of the month and every Monday). A field counts as
+ * unrestricted only when it is exactly `*` (or `?`): `*\/2` in day-of-month is a restriction, so
+ * `0 0 *\/2 * MON` is odd days OR Mondays (Vixie cron would AND them; croner and POSIX OR them).
+ *
+ * Slots are whole minutes in `cron_timezone` (an IANA name such as `Europe/Berlin`, `UTC`).
+ * Daylight-saving changes follow croner with `fixedTimeRule: 'no-wildcard'`, the Vixie cron rule:
+ * - fixed-time schedules (no `*` and no step in the minute and hour fields, e.g. `0 2 * * *`,
+ *   `30 1,13 * * *`): a wall time skipped by the spring change fires once, at the end of the gap
+ *   (`0 2 * * *` in America/New_York on 2026-03-08 fires at 03:00 EDT = 07:00Z); a wall time that
+ *   occurs twice in the autumn fires once, at its first occurrence (EDT);
+ * - interval schedules (`*` or a step in minute or hour, e.g. `*\/30 * * * *`): times in the gap
+ *   are skipped, and the repeated hour runs twice (once per real occurrence).
+ * Either way time only moves forward: a slot is a real instant, never returned twice.
  */
-function cron(expression: string, timezone: string): Cron {
-  return new Cron(expression, { timezone, paused: true, mode: '5-part', domAndDow: false });
+
+function schedule(expression: string, timezone: string): Cron {
+  return new Cron(expression, { timezone, paused: true, mode: '5-part', domAndDow: false, fixedTimeRule: 'no-wildcard' });
 }
 
-function isTimezone(timezone: string): boolean {
+const NICKNAMES: Record<string, string> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+const FIELDS = 'minute hour day-of-month month day-of-week';
+
+/** Why a cron expression is unusable, or null. `timezone` must already be valid. */
+function expressionProblem(expression: string, timezone: string): string | null {
+  const text = expression.trim();
+  if (text === '') return `must not be empty; use five fields (${FIELDS}), e.g. "0 9 * * MON-FRI"`;
+  if (text.startsWith('@')) {
+    const same = NICKNAMES[text.toLowerCase()];
+    return same
+      ? `nicknames such as ${text} are not supported; write the five fields instead ("${same}")`
+      : `nicknames such as "${text}" are not supported; use five fields (${FIELDS})`;
+  }
+  const count = text.split(/\s+/).length;
+  if (count !== 5) {
+    const why = count === 6 ? ' (a seconds field is not supported)' : count === 7 ? ' (seconds and year fields are not supported)' : '';
+    return `must have exactly five fields (${FIELDS}), got ${count}${why}`;
+  }
+  let cron: Cron;
+  try {
+    cron = schedule(text, timezone);
+  } catch (error) {
+    return `is not a valid cron expression: ${String((error as Error).message).replace(/^CronPattern:\s*/, '')}`;
+  }
+  // Five-field schedules repeat every 400 years (146097 days, a whole number of weeks), and croner
+  // searches forward about a thousand years, so "nothing from 2000 on" means "never".
+  if (cron.nextRun(new Date(Date.UTC(2000, 0, 1))) === null) return 'never fires: no calendar date matches it (e.g. day 30 of February)';
+  return null;
+}
+
+/** Why a time zone is unusable, or null. IANA names only (`UTC`, `Europe/Berlin`; case-insensitive), not offsets. */
+function timezoneProblem(timezone: string): string | null {
+  const hint = 'must be an IANA time zone name, e.g. "UTC" or "Europe/Berlin"';
+  // Newer engines accept offset zones such as "+01:00"; those are not IANA names and ignore DST.
+  if (timezone === '' || /^[+-]/.test(timezone)) return hint;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
-    return true;
+    return null;
   } catch {
-    return false;
+    return `${hint}; "${timezone}" is not one`;
   }
 }
 
+/**
+ * Throws VALIDATION_FAILED when the expression or the time zone is unusable, with one detail per
+ * bad field (`/cron_expression`, `/cron_timezone`) giving the reason.
+ */
 export function validateCron(expression: string, timezone: string): void {
-  if (!isTimezone(timezone)) throw invalid('/cron_timezone', `"${timezone}" is not an IANA time zone name (e.g. UTC, Europe/Berlin)`);
-  const fields = expression.trim().split(/\s+/);
-  if (fields.length !== 5 || expression.trim().startsWith('@')) {
-    throw invalid('/cron_expression', `must have exactly five fields (minute hour day-of-month month day-of-week), got ${fields.length}`);
-  }
-  try {
-    cron(expression, timezone);
-  } catch (error) {
-    throw invalid('/cron_expression', `is not a valid cron expression: ${(error as Error).message}`);
-  }
+  const details: ErrorDetail[] = [];
+  const zone = timezoneProblem(timezone);
+  if (zone) details.push({ field: '/cron_timezone', message: `cron_timezone ${zone}` });
+  const pattern = expressionProblem(expression, zone ? 'UTC' : timezone);
+  if (pattern) details.push({ field: '/cron_expression', message: `cron_expression ${pattern}` });
+  if (details.length > 0) throw new AppError('VALIDATION_FAILED', details.map((d) => d.message).join('; '), { details });
 }
 
-/** The first slot strictly after `after` (epoch ms), or null if the expression never fires again. */
+/** The first slot strictly after `after` (epoch ms), or null if the schedule never fires again. */
 export function nextRunAt(expression: string, timezone: string, after: number): number | null {
-  return cron(expression, timezone).nextRun(new Date(after))?.getTime() ?? null;
+  return schedule(expression, timezone).nextRun(new Date(after))?.getTime() ?? null;
 }
 
-/** The most recent slot in (notBefore, now], or null: after downtime only this one may fire. */
+/**
+ * The most recent slot in (notBefore, now], or null. After downtime only this slot may fire
+ * (contract §3, Firing). Croner searches backwards field by field (months, days, hours, minutes),
+ * not minute by minute, so this is cheap however long the gap is; it gives up beyond 400 years.
+ */
 export function latestSlotAtOrBefore(expression: string, timezone: string, now: number, notBefore: number): number | null {
-  const [latest] = cron(expression, timezone).previousRuns(1, new Date(now + 1));
+  if (now <= notBefore) return null;
+  // previousRuns(1, ref) returns the latest slot strictly before ref; slots are whole minutes, so ref = now + 1 ms.
+  const [latest] = schedule(expression, timezone).previousRuns(1, new Date(now + 1));
   const at = latest?.getTime();
   return at !== undefined && at > notBefore && at <= now ? at : null;
 }

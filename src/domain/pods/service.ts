@@ -13,7 +13,7 @@ import { hashSecret } from '../auth/keys.ts';
 import type { DomainContext } from '../context.ts';
 import { canonicalSlug } from '../tickets/model.ts';
 import { afterEnd } from './lifecycle.ts';
-import { parseAgentfileLayer, type AgentfileLayer } from './agentfile.ts';
+import { agentfileError, parseAgentfileLayerWithLines, type AgentfileLayer, type AgentfileLines } from './agentfile.ts';
 import { isBuiltinAgent } from './agents.ts';
 import {
   ACTIVE_STATUSES,
@@ -44,7 +44,7 @@ export interface PodExtras {
   loopRunId?: number | null;
 }
 
-async function resolveRepository(db: Executor, orgId: number, layer: AgentfileLayer) {
+async function resolveRepository(db: Executor, orgId: number, layer: AgentfileLayer, lines: AgentfileLines) {
   if (!layer.repo) return null;
   const repo =
     'id' in layer.repo
@@ -52,14 +52,15 @@ async function resolveRepository(db: Executor, orgId: number, layer: AgentfileLa
       : await repositories.findRepositoryByName(db, orgId, layer.repo.name);
   if (!repo) {
     const named = 'id' in layer.repo ? `id ${layer.repo.id}` : `"${layer.repo.name}"`;
-    throw invalid('/agentfile_layer', `REPO names no repository of this organization (${named})`);
+    throw agentfileError(lines.REPO ?? null, `REPO names no repository of this organization (${named})`);
   }
   return repo;
 }
 
 /** POST /pods: validates, places the pod on a runner, records it, and wakes that runner. */
 export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePodInput): Promise<PodRow> {
-  return launchPod(ctx, org, input, parseAgentfileLayer(input.agentfile_layer ?? ''));
+  const { layer, lines } = parseAgentfileLayerWithLines(input.agentfile_layer ?? '');
+  return launchPod(ctx, org, input, layer, {}, lines);
 }
 
 /** A pod from an already-parsed layer: the API parses agentfile text, loops build the layer from their fields. */
@@ -69,16 +70,18 @@ export async function launchPod(
   input: Omit<CreatePodInput, 'agentfile_layer'>,
   layer: AgentfileLayer,
   extras: PodExtras = {},
+  /** Where each directive stood in the agentfile text, so reference errors can name the line. */
+  lines: AgentfileLines = {},
 ): Promise<PodRow> {
   const db = ctx.store.db;
   const builtin = isBuiltinAgent(input.agent_slug);
   if (!builtin && !(await customAgents.findCustomAgent(db, org.id, input.agent_slug))) {
     throw invalid('/agent_slug', `"${input.agent_slug}" is neither a built-in agent nor a custom agent of this organization`);
   }
-  const repository = await resolveRepository(db, org.id, layer);
+  const repository = await resolveRepository(db, org.id, layer, lines);
   const channelId = layer.config.channel_id ?? null;
   if (channelId !== null && !(await channels.findChannel(db, org.id, channelId))) {
-    throw invalid('/agentfile_layer', `CONFIG channel_id ${channelId} is not a channel of this organization`);
+    throw agentfileError(lines['CONFIG channel_id'] ?? null, `CONFIG channel_id ${channelId} is not a channel of this organization`);
   }
   let ticketSlug: string | null = null;
   if (input.ticket_slug !== undefined) {
