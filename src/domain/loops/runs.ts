@@ -11,7 +11,7 @@ import type { PodConfig } from '../pods/model.ts';
 import { launchPod, terminatePod } from '../pods/service.ts';
 import { announceRunEnd } from './callbacks.ts';
 import { MAX_QUEUED_RUNS, SLOT_RUN_STATUSES } from './model.ts';
-import { renderTemplate } from './template.ts';
+import { missingVariablesError, renderTemplate } from './template.ts';
 
 /** What to do once the transaction that decided it has committed. */
 export interface AfterCommit {
@@ -60,10 +60,8 @@ export async function recordRun(
   }
   const values = { ...(JSON.parse(loop.prompt_variables) as Record<string, unknown>), ...(trigger.variables ?? {}) };
   const { text, missing } = renderTemplate(loop.prompt_template, values);
-  const missingMessage = `missing values for template variables: ${missing.join(', ')}`;
-  if (missing.length > 0 && trigger.type === 'manual') {
-    throw new AppError('VALIDATION_FAILED', missingMessage, { details: [{ field: '/variables', message: missingMessage }] });
-  }
+  const missingError = missing.length > 0 ? missingVariablesError(missing) : null;
+  if (missingError && trigger.type === 'manual') throw missingError;
 
   const now = ctx.now();
   const active = await runs.activeRuns(trx, loop.id);
@@ -73,7 +71,7 @@ export async function recordRun(
   let errorMessage: string | null = null;
   if (missing.length > 0) {
     status = 'failed';
-    errorMessage = missingMessage;
+    errorMessage = missingError!.message;
   } else if (inSlots.length >= loop.max_concurrent_runs || queued.length > 0) {
     switch (loop.concurrency_policy) {
       case 'skip':
