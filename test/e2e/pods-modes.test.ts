@@ -147,3 +147,44 @@ describe.each(DATABASES)('autopilot and draining end to end (%s)', (kind) => {
     expect(pod.status).toBe('terminated');
   });
 });
+
+describe('the runner enforces pod_timeout_minutes by itself', () => {
+  it('terminates the pod as "timeout" after one minute, with the server sweeper out of the picture', async () => {
+    const database = await createProcessTestDatabase('sqlite');
+    const scratch = tempDir('timeout');
+    // A sweeper interval of ten minutes: only the runner's own timer can end this pod in time.
+    const server = await startServerProcess({
+      dataDir: database.dataDir,
+      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '600000', DROVER_LOG_LEVEL: 'warn' },
+    });
+    try {
+      const apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+      const registration = await http(server.url, 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });
+      const runner = await startRunnerProcess({
+        server: server.url,
+        token: (registration.body as { token: string }).token,
+        workDir: path.join(scratch, 'runner'),
+        env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' },
+      });
+      const api = (method: string, urlPath: string, body?: unknown) => http(server.url, method, urlPath, { key: apiKey, body });
+      await waitFor(async () => ((await api('GET', `${ORG}/runners/${runner.runnerId}`)).body as { runner: { status: string } }).runner.status === 'online', { what: 'online' });
+      const created = await api('POST', `${ORG}/pods`, { agent_slug: 'shell', agentfile_layer: 'CONFIG pod_timeout_minutes = 1\nPROMPT "sleep 300"' });
+      expect(created.status, created.text).toBe(201);
+      const key = (created.body as { pod: { pod_key: string } }).pod.pod_key;
+      const started = Date.now();
+      const pod = await waitFor(
+        async () => {
+          const detail = ((await api('GET', `${ORG}/pods/${key}`)).body as { pod: PodDetail }).pod;
+          return detail.status === 'terminated' ? detail : undefined;
+        },
+        { timeout: 90_000, what: 'the pod to time out' },
+      );
+      expect(pod.error_message).toBe('timeout');
+      expect(Date.now() - started).toBeGreaterThan(55_000);
+      await runner.stop();
+    } finally {
+      await server.stop();
+      await database.cleanup();
+    }
+  }, 120_000);
+});
