@@ -56,6 +56,11 @@ class RunnerLink {
   private queue: Promise<void> = Promise.resolve();
   /** Pods the runner has, from its last report, plus the ones sent to it since. */
   private readonly known = new Set<string>();
+  /**
+   * When each start_pod went out: a report written before the runner received it does not list
+   * the pod yet, and re-sending it then would only repeat work (a burst of N pods costs N² sends).
+   */
+  private readonly startSentAt = new Map<string, number>();
   private greeted = false;
   private draining = false;
 
@@ -147,6 +152,7 @@ class RunnerLink {
       }
       case 'pod_exited':
         this.known.delete(message.result.key);
+        this.startSentAt.delete(message.result.key);
         await podFinished(this.ctx, this.runner.id, message.result);
         this.send({ type: 'ack_exit', key: message.result.key });
         return;
@@ -180,12 +186,16 @@ class RunnerLink {
       }
       if (pod.status === 'initializing' || (pod.status === 'orphaned' && pod.started_at === null)) {
         if (this.draining) continue;
+        const sentAt = this.startSentAt.get(pod.key);
+        if (sentAt !== undefined && Date.now() - sentAt < HEARTBEAT_INTERVAL_MS) continue;
         this.known.add(pod.key);
+        this.startSentAt.set(pod.key, Date.now());
         this.send({ type: 'start_pod', pod: await podSpec(this.ctx, pod, this.apiUrl()) });
       } else if (report) {
         await podLost(this.ctx, pod, 'the runner no longer has this pod (it restarted or lost the process)');
       }
     }
+    for (const key of [...this.startSentAt.keys()]) if (!desiredKeys.has(key)) this.startSentAt.delete(key);
     for (const key of [...this.known]) {
       if (desiredKeys.has(key)) continue;
       this.send({ type: 'stop_pod', key, reason: 'terminated' });

@@ -46,14 +46,31 @@ export class CronScheduler {
     return this.running;
   }
 
+  /** Claims batch after batch until the due loops are exhausted, so a burst is not spread over ticks. */
   private async fire(): Promise<number> {
+    const batch = this.options.batch ?? 100;
+    let fired = 0;
+    for (;;) {
+      const { claimed, recorded } = await this.firePass(batch);
+      fired += recorded;
+      if (claimed < batch) return fired;
+    }
+  }
+
+  private async firePass(batch: number): Promise<{ claimed: number; recorded: number }> {
     const after: AfterCommit = { start: [], terminate: [] };
     let fired = 0;
+    let claimed = 0;
     try {
       await this.ctx.store.db.transaction().execute(async (trx) => {
         const now = this.ctx.now();
-        for (const loop of await loops.claimDueLoops(trx, this.ctx.store.kind, now, this.options.batch ?? 100)) {
-          if (!loop.cron_expression || loop.next_run_at === null) continue;
+        const due = await loops.claimDueLoops(trx, this.ctx.store.kind, now, batch);
+        claimed = due.length;
+        for (const loop of due) {
+          if (!loop.cron_expression || loop.next_run_at === null) {
+            await loops.updateLoop(trx, loop.id, { next_run_at: null });
+            continue;
+          }
           const slot = latestSlotAtOrBefore(loop.cron_expression, loop.cron_timezone, now, loop.next_run_at - 1);
           await loops.updateLoop(trx, loop.id, { next_run_at: nextRunAt(loop.cron_expression, loop.cron_timezone, now) });
           if (slot === null || now - slot > this.options.catchupMs) continue;
@@ -63,10 +80,10 @@ export class CronScheduler {
       });
     } catch (error) {
       // Another replica recorded the same slot first: nothing of this pass was committed; the next tick retries.
-      if (isUniqueViolation(error)) return 0;
+      if (isUniqueViolation(error)) return { claimed: 0, recorded: 0 };
       throw error;
     }
     await carryOut(this.ctx, after);
-    return fired;
+    return { claimed, recorded: fired };
   }
 }
