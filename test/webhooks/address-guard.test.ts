@@ -100,3 +100,100 @@ describe('resolveCallbackTarget', () => {
     await expect(resolveCallbackTarget('http://drover-no-such-host.invalid/', true)).rejects.toThrow(/does not resolve/);
   });
 });
+
+/**
+ * isPrivateAddress over every refused range at its edges (first and last address), in IPv4, IPv6
+ * and IPv4-mapped IPv6 notations, and the public addresses just outside each IPv4 range.
+ */
+describe('isPrivateAddress: every range, at its edges', () => {
+  const V4_RANGES: [range: string, first: string, last: string, reason: string][] = [
+    ['0.0.0.0/8', '0.0.0.0', '0.255.255.255', 'unspecified ("this network")'],
+    ['127.0.0.0/8', '127.0.0.0', '127.255.255.255', 'loopback'],
+    ['10.0.0.0/8', '10.0.0.0', '10.255.255.255', 'private'],
+    ['172.16.0.0/12', '172.16.0.0', '172.31.255.255', 'private'],
+    ['192.168.0.0/16', '192.168.0.0', '192.168.255.255', 'private'],
+    ['100.64.0.0/10', '100.64.0.0', '100.127.255.255', 'shared (CGNAT)'],
+    ['169.254.0.0/16', '169.254.0.0', '169.254.255.255', 'link-local'],
+    ['169.254.169.254/32', '169.254.169.254', '169.254.169.254', 'cloud metadata'],
+    ['192.0.0.0/24', '192.0.0.0', '192.0.0.255', 'reserved (IETF protocol assignments)'],
+    ['198.18.0.0/15', '198.18.0.0', '198.19.255.255', 'reserved (benchmarking)'],
+    ['224.0.0.0/4', '224.0.0.0', '239.255.255.255', 'multicast'],
+    ['240.0.0.0/4', '240.0.0.0', '255.255.255.255', 'reserved (incl. broadcast)'],
+  ];
+  const V6_RANGES: [range: string, first: string, last: string, reason: string][] = [
+    ['::/128', '::', '0:0:0:0:0:0:0:0', 'unspecified'],
+    ['::1/128', '::1', '0:0:0:0:0:0:0:1', 'loopback'],
+    ['::/96 (IPv4-compatible)', '::2', '::ffff:ffff', 'reserved (IPv4-compatible)'],
+    ['64:ff9b::/96 (NAT64)', '64:ff9b::', '64:ff9b::ffff:ffff', 'NAT64 (reaches IPv4 addresses)'],
+    ['64:ff9b:1::/48 (local-use NAT64)', '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'NAT64 (reaches IPv4 addresses)'],
+    ['fc00::/7', 'fc00::', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'private (unique local)'],
+    ['fd00:ec2::254/128', 'fd00:ec2::254', 'fd00:0ec2:0000:0000:0000:0000:0000:0254', 'cloud metadata'],
+    ['fe80::/10', 'fe80::', 'febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'link-local'],
+    ['fec0::/10', 'fec0::', 'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'site-local (deprecated private)'],
+    ['ff00::/8', 'ff00::', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'multicast'],
+  ];
+  /** `a.b.c.d` → `::ffff:HHHH:HHHH`. */
+  const hexMapped = (v4: string) => {
+    const [a, b, c, d] = v4.split('.').map(Number);
+    return `::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  };
+
+  it.each(V4_RANGES)('IPv4 %s: %s and %s are refused (%s)', (_range, first, last, reason) => {
+    for (const address of [first, last]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+      expect(blockedReason(address), address).toBe(reason);
+    }
+  });
+
+  it.each(V6_RANGES)('IPv6 %s: %s and %s are refused (%s)', (_range, first, last, reason) => {
+    for (const address of [first, last, first.toUpperCase(), last.toUpperCase()]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+      expect(blockedReason(address), address).toBe(reason);
+    }
+  });
+
+  it.each(V4_RANGES)('IPv4-mapped IPv6 %s: judged as the IPv4 address in every notation (%s … %s, %s)', (_range, first, last, reason) => {
+    for (const v4 of [first, last]) {
+      for (const address of [`::ffff:${v4}`, hexMapped(v4), `0:0:0:0:0:ffff:${v4}`, hexMapped(v4).toUpperCase(), `0000:0000:0000:0000:0000:FFFF:${v4}`]) {
+        expect(isPrivateAddress(address), address).toBe(true);
+        expect(blockedReason(address), address).toBe(reason);
+      }
+    }
+  });
+
+  it('a link-local address with a zone index is refused', () => {
+    expect(isPrivateAddress('fe80::1%eth0')).toBe(true);
+  });
+
+  const PUBLIC_V4 = [
+    '1.0.0.0', // after 0.0.0.0/8
+    '9.255.255.255', '11.0.0.0', // around 10/8
+    '126.255.255.255', '128.0.0.0', // around 127/8
+    '100.63.255.255', '100.128.0.0', // around 100.64/10
+    '169.253.255.255', '169.255.0.0', // around 169.254/16
+    '172.15.255.255', '172.32.0.0', // around 172.16/12
+    '191.255.255.255', '192.0.1.0', // around 192.0.0/24
+    '192.167.255.255', '192.169.0.0', // around 192.168/16
+    '198.17.255.255', '198.20.0.0', // around 198.18/15
+    '223.255.255.255', // before 224/4
+    '1.1.1.1', '8.8.8.8', '9.9.9.9', '93.184.215.14', '140.82.112.3', '185.199.108.153',
+  ];
+  it.each(PUBLIC_V4)('%s is public, also IPv4-mapped', (address) => {
+    for (const form of [address, `::ffff:${address}`, hexMapped(address)]) {
+      expect(isPrivateAddress(form), form).toBe(false);
+      expect(blockedReason(form), form).toBeNull();
+    }
+  });
+
+  it.each(['2001:4860:4860::8888', '2606:4700:4700::1111', '2a03:2880:f12f:83:face:b00c:0:25de', '2620:fe::fe', '2a00:1450:4001:81d::200e', 'fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'])(
+    'IPv6 %s is public',
+    (address) => {
+      expect(isPrivateAddress(address)).toBe(false);
+      expect(blockedReason(address)).toBeNull();
+    },
+  );
+
+  it.each(['example.com', '', '1.2.3', '256.1.1.1', '::g', '1.2.3.4:80', '[::1]'])('%j is not an IP address and is refused', (input) => {
+    expect(isPrivateAddress(input)).toBe(true);
+  });
+});

@@ -25,6 +25,8 @@ const RANGES: ReadonlyArray<readonly [network: string, prefix: number, family: '
   // IPv4-compatible (deprecated) addresses, ::a.b.c.d; the two above are inside but matched first.
   ['::', 96, 'ipv6', 'reserved (IPv4-compatible)'],
   ['64:ff9b::', 96, 'ipv6', 'NAT64 (reaches IPv4 addresses)'],
+  // The local-use NAT64 prefix (RFC 8215) reaches IPv4 addresses, private ones included, just the same.
+  ['64:ff9b:1::', 48, 'ipv6', 'NAT64 (reaches IPv4 addresses)'],
   ['fc00::', 7, 'ipv6', 'private (unique local)'],
   ['fe80::', 10, 'ipv6', 'link-local'],
   ['fec0::', 10, 'ipv6', 'site-local (deprecated private)'],
