@@ -3,6 +3,7 @@ import type { DomainContext } from '../domain/context.ts';
 import { carryOut, recordRun, type AfterCommit } from '../domain/loops/runs.ts';
 import { latestSlotAtOrBefore, nextRunAt } from '../domain/loops/schedule.ts';
 import { isUniqueViolation } from '../store/db.ts';
+import * as runs from '../store/loop-runs.ts';
 import * as loops from '../store/loops.ts';
 
 export interface CronOptions {
@@ -74,6 +75,12 @@ export class CronScheduler {
           const slot = latestSlotAtOrBefore(loop.cron_expression, loop.cron_timezone, now, loop.next_run_at - 1);
           await loops.updateLoop(trx, loop.id, { next_run_at: nextRunAt(loop.cron_expression, loop.cron_timezone, now) });
           if (slot === null || now - slot > this.options.catchupMs) continue;
+          // Fired already: next_run_at was moved back onto a past slot (e.g. recomputed on an update
+          // by a replica whose clock is behind). Left to the unique guard, the insert would roll back
+          // this whole batch, every tick, and the batch always holds this loop (oldest next_run_at):
+          // no loop would fire until this one's latest slot changes. The claim locks the loop row,
+          // so no other replica can record this slot meanwhile.
+          if (await runs.hasRunForSlot(trx, loop.id, slot)) continue;
           await recordRun(trx, this.ctx, loop.id, { type: 'cron', scheduledAt: slot }, after);
           fired++;
         }

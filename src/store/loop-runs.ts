@@ -56,7 +56,57 @@ export async function runsPastDeadline(db: Executor, now: number): Promise<LoopR
   return db.selectFrom('loop_runs').selectAll().where('status', 'in', ['pending', 'running']).where('deadline_at', '<', now).execute();
 }
 
-/** Pending runs still waiting for a pod (no runner was free when they started). */
-export async function runsWaitingForPod(db: Executor, limit: number): Promise<LoopRunRow[]> {
-  return db.selectFrom('loop_runs').selectAll().where('status', '=', 'pending').where('pod_key', 'is', null).orderBy('id').limit(limit).execute();
+/**
+ * Pending runs still waiting for a pod (no runner was free when they started), untouched since
+ * `idleBefore`: a run whose start is in flight right now (it was just created, promoted or
+ * claimed) is left to that start.
+ */
+export async function runsWaitingForPod(db: Executor, limit: number, idleBefore: number): Promise<LoopRunRow[]> {
+  return db
+    .selectFrom('loop_runs')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('pod_key', 'is', null)
+    .where('updated_at', '<', idleBefore)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Claims a pending run without a pod for one start attempt: a compare-and-set on `updated_at` as
+ * it was read, so of several starters (replicas' sweepers, the request that created the run) only
+ * one launches a pod.
+ */
+export async function claimStart(db: Executor, id: number, seenUpdatedAt: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('loop_runs')
+    .set({ updated_at: Math.max(now, seenUpdatedAt + 1) })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('pod_key', 'is', null)
+    .where('updated_at', '=', seenUpdatedAt)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Gives an active run its pod (and with `running`, moves it to `running`), unless the run has
+ * ended or another pod has it already; returns whether the run has this pod now.
+ */
+export async function attachPod(db: Executor, id: number, podKey: string, runnerId: number, now: number, running: boolean): Promise<boolean> {
+  const result = await db
+    .updateTable('loop_runs')
+    .set({ pod_key: podKey, runner_id: runnerId, updated_at: now, ...(running ? { status: 'running' as const } : {}) })
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'running'])
+    .where((eb) => eb.or([eb('pod_key', 'is', null), eb('pod_key', '=', podKey)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Whether the loop already has a run for this cron slot. */
+export async function hasRunForSlot(db: Executor, loopId: number, scheduledAt: number): Promise<boolean> {
+  const row = await db.selectFrom('loop_runs').select('id').where('loop_id', '=', loopId).where('scheduled_at', '=', scheduledAt).executeTakeFirst();
+  return row !== undefined;
 }

@@ -14,13 +14,15 @@ export async function findLoopById(db: Executor, id: number): Promise<LoopRow | 
   return db.selectFrom('loops').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * The org's slugs among which `uniqueSlug(base, …)` must find a free one: `base` and its numbered
+ * forms. A long base is cut to make room for the suffix (`aaa…a-2` keeps 61 characters of it), so
+ * `base-%` would miss those; every candidate keeps the base's first 48 characters (a suffix of up
+ * to 15 characters), less a trailing dash, and slugs hold no `%` or `_`. Extra matches are harmless.
+ */
 export async function slugsLike(db: Executor, orgId: number, base: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('loops')
-    .select('slug')
-    .where('org_id', '=', orgId)
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-    .execute();
+  const stem = base.slice(0, 48).replace(/-+$/, '');
+  const rows = await db.selectFrom('loops').select('slug').where('org_id', '=', orgId).where('slug', 'like', `${stem}%`).execute();
   return rows.map((r) => r.slug);
 }
 
@@ -50,6 +52,12 @@ export async function takeRunNumber(db: Executor, loopId: number): Promise<LoopR
     .where('id', '=', loopId)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Locks the loop row until commit (PostgreSQL; SQLite transactions are serialised anyway). */
+export async function lockLoop(db: Executor, kind: DatabaseKind, loopId: number): Promise<void> {
+  const query = db.selectFrom('loops').select('id').where('id', '=', loopId);
+  await (kind === 'postgres' ? query.forUpdate() : query).execute();
 }
 
 export async function deleteLoop(db: Executor, id: number): Promise<void> {

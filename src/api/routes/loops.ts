@@ -91,7 +91,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.delete(
       '/loops/:slug',
-      { config: write, schema: { tags, summary: 'Delete a loop and its run history (active runs are cancelled first)', params: s.LoopParams, response: { 200: MessageBody, ...errorResponses() } } },
+      { config: write, schema: { tags, summary: 'Delete a loop and its run history (active runs are cancelled first)', params: s.LoopParams, body: s.EmptyBody, response: { 200: MessageBody, ...errorResponses() } }, preValidation: optionalBody },
       async (request) => {
         await service.deleteLoop(ctx, request.principal.org.id, request.params.slug);
         return { message: `Loop ${request.params.slug} deleted.` };
@@ -100,13 +100,13 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.post(
       '/loops/:slug/enable',
-      { config: write, schema: { tags, summary: 'Enable a loop (idempotent)', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      { config: write, schema: { tags, summary: 'Enable a loop (idempotent)', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
       async (request) => presentWithStats(request, await service.enableLoop(ctx, request.principal.org.id, request.params.slug)),
     );
 
     app.post(
       '/loops/:slug/disable',
-      { config: write, schema: { tags, summary: 'Disable a loop (idempotent); queued runs are cancelled', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      { config: write, schema: { tags, summary: 'Disable a loop (idempotent); queued runs are cancelled', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
       async (request) => presentWithStats(request, await service.disableLoop(ctx, request.principal.org.id, request.params.slug)),
     );
 
@@ -145,7 +145,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.post(
       '/loops/:slug/runs/:run_id/cancel',
-      { config: write, schema: { tags, summary: 'Cancel an active run (its pod is terminated)', params: s.RunParams, response: { 200: Type.Object({ message: Type.String(), run: Type.Ref('Run') }), ...errorResponses(409) } } },
+      { config: write, schema: { tags, summary: 'Cancel an active run (its pod is terminated)', params: s.RunParams, body: s.EmptyBody, response: { 200: Type.Object({ message: Type.String(), run: Type.Ref('Run') }), ...errorResponses(409) } }, preValidation: optionalBody },
       async (request) => {
         const loop = await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug);
         const run = await cancelRun(ctx, loop, request.params.run_id);

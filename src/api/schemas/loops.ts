@@ -11,12 +11,17 @@ const AutopilotConfig = Type.Object(
 );
 const CallbackUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'http(s) URL' });
 const AgentSlug = Type.String({ minLength: 1, maxLength: 100 });
+/**
+ * Template values by name. TypeBox turns a Record's key schema into `patternProperties: {"^.*$"}` and
+ * drops its maxLength, so the limit on names is stated as `propertyNames`.
+ */
+const Variables = Type.Record(Type.String(), Type.Unknown(), { propertyNames: { maxLength: 200 } });
 
 const fields = {
   description: Type.String({ maxLength: 10_000 }),
   agent_slug: AgentSlug,
   custom_agent_slug: AgentSlug,
-  prompt_variables: Type.Record(Type.String({ maxLength: 200 }), Type.Unknown()),
+  prompt_variables: Variables,
   repository_id: Id,
   runner_id: Id,
   branch_name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -86,10 +91,10 @@ export const UpdateLoopBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const TriggerBody = Type.Object(
-  { variables: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.Unknown())) },
-  { additionalProperties: false },
-);
+export const TriggerBody = Type.Object({ variables: Type.Optional(Variables) }, { additionalProperties: false });
+
+/** Enable, disable, cancel, delete: no body, or an empty object (a field sent there is a mistake, not ignored). */
+export const EmptyBody = Type.Object({}, { additionalProperties: false, description: 'no body, or {}' });
 
 export const Loop = Type.Object(
   {
@@ -155,7 +160,12 @@ export const Run = Type.Object(
 export const LoopParams = Type.Object({ ...OrgParams.properties, slug: Type.String({ minLength: 1, maxLength: 63 }) });
 export const RunParams = Type.Object({ ...LoopParams.properties, run_id: Id });
 export const ListLoopsQuery = Type.Object(
-  { limit: Type.Optional(Limit(100, 100)), offset: Type.Optional(Offset) },
+  // No defaults here: without limit and offset the list holds every loop (contract §3, List); a
+  // default would be filled in by the validator and cut the list at 100.
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, description: 'no default (all loops); values above 100 are clamped' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'default 0' })),
+  },
   { additionalProperties: false },
 );
 export const ListRunsQuery = Type.Object(

@@ -12,6 +12,23 @@ export const MAX_QUEUED_RUNS = 100;
 export const DEFAULT_AUTOPILOT_CONFIG = { max_iterations: 10, iteration_timeout_sec: 600 };
 export const DEFAULT_TIMEOUT_MINUTES = 60;
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
+/** How deep objects and arrays may nest in prompt_variables and trigger variables (the outer object is level 1). */
+export const MAX_VARIABLES_DEPTH = 32;
+
+/**
+ * Whether a JSON value nests objects/arrays more than `max` levels deep, checked without recursion:
+ * a body of 1 MiB can nest 500,000 levels, and JSON.stringify of such a value overflows the stack.
+ */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /** A slug from a name: lower-case, other characters become `-`, trimmed, at most 63, `loop` if empty. */
 export function slugFromName(name: string): string {

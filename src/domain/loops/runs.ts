@@ -20,6 +20,8 @@ export interface AfterCommit {
 }
 
 const minutes = (n: number) => n * 60_000;
+/** A pending run without a pod is retried by the sweeper once untouched this long (no start of it is in flight then). */
+const START_RETRY_MS = 2_000;
 
 async function finishRun(
   trx: Executor,
@@ -29,7 +31,7 @@ async function finishRun(
   from: readonly RunStatus[],
   status: RunStatus,
   errorMessage: string | null,
-): Promise<boolean> {
+): Promise<LoopRunRow | null> {
   const now = ctx.now();
   const moved = await runs.transitionRun(trx, run.id, from, {
     status,
@@ -38,8 +40,11 @@ async function finishRun(
     updated_at: now,
     callback_status: loop.callback_url ? 'pending' : 'none',
   });
-  if (moved) await announceRunEnd(trx, ctx, loop, run.id);
-  return moved;
+  if (!moved) return null;
+  await announceRunEnd(trx, ctx, loop, run.id);
+  // Read again after the move (the row is ours now): `run` may predate startRun storing the pod_key,
+  // and a pod missed here would run on unowned.
+  return (await runs.findRunById(trx, run.id)) ?? null;
 }
 
 /**
@@ -87,9 +92,8 @@ export async function recordRun(
       case 'replace': {
         const excess = inSlots.length - loop.max_concurrent_runs + 1;
         for (const old of inSlots.slice(0, Math.max(0, excess))) {
-          if (await finishRun(trx, ctx, loop, old, SLOT_RUN_STATUSES, 'cancelled', `replaced by run ${loop.run_counter}`)) {
-            if (old.pod_key) after.terminate.push({ orgId: loop.org_id, podKey: old.pod_key, reason: `run ${old.id} was replaced` });
-          }
+          const ended = await finishRun(trx, ctx, loop, old, SLOT_RUN_STATUSES, 'cancelled', `replaced by run ${loop.run_counter}`);
+          if (ended?.pod_key) after.terminate.push({ orgId: loop.org_id, podKey: ended.pod_key, reason: `run ${old.id} was replaced` });
         }
         break;
       }
@@ -166,6 +170,8 @@ export async function startRun(ctx: DomainContext, runId: number): Promise<void>
   const loop = await loops.findLoopById(db, run.loop_id);
   const org = loop && (await findOrgById(db, loop.org_id));
   if (!loop || !org) return;
+  // Another starter (a sweeper, here or on another replica) got it first: one pod per run.
+  if (!(await runs.claimStart(db, run.id, run.updated_at, ctx.now()))) return;
   const persistent = loop.sandbox_strategy === 'persistent';
   try {
     const pod = await launchPod(
@@ -181,12 +187,18 @@ export async function startRun(ctx: DomainContext, runId: number): Promise<void>
         loopRunId: run.id,
       },
     );
-    await runs.updateRun(db, run.id, { pod_key: pod.key, runner_id: pod.runner_id, updated_at: ctx.now() });
-    if (persistent && loop.sandbox_runner_id !== pod.runner_id) {
-      await loops.updateLoop(db, loop.id, { sandbox_runner_id: pod.runner_id });
-      if (loop.sandbox_runner_id !== null) {
-        await runs.updateRun(db, run.id, { error_message: `runner ${loop.sandbox_runner_id} of the persistent sandbox was unavailable; a fresh workspace was used` });
-      }
+    const movedSandbox = persistent && loop.sandbox_runner_id !== pod.runner_id;
+    if (movedSandbox) await loops.updateLoop(db, loop.id, { sandbox_runner_id: pod.runner_id });
+    // Guarded: the run may have been cancelled or replaced while its pod was being placed (it had no
+    // pod_key then, so nobody terminated one); such a pod belongs to no active run and is stopped.
+    if (!(await runs.attachPod(db, run.id, pod.key, pod.runner_id, ctx.now(), false))) {
+      await terminatePod(ctx, org.id, pod.key, `run ${run.id} ended before its pod started`).catch(() => {
+        // Already ended (a pod that finished at once has ended its run itself).
+      });
+      return;
+    }
+    if (movedSandbox && loop.sandbox_runner_id !== null) {
+      await runs.updateRun(db, run.id, { error_message: `runner ${loop.sandbox_runner_id} of the persistent sandbox was unavailable; a fresh workspace was used` });
     }
   } catch (error) {
     if (error instanceof AppError && (error.code === 'NO_AVAILABLE_RUNNER' || error.code === 'RUNNER_UNAVAILABLE')) {
@@ -206,11 +218,11 @@ async function endRun(ctx: DomainContext, runId: number, from: readonly RunStatu
     const loop = run && (await loops.findLoopById(trx, run.loop_id));
     if (!run || !loop) return false;
     const ended = await finishRun(trx, ctx, loop, run, from, status, message);
-    if (ended && run.pod_key && status !== 'completed' && status !== 'failed') {
-      after.terminate.push({ orgId: loop.org_id, podKey: run.pod_key, reason: `run ${status}` });
+    if (ended?.pod_key && status !== 'completed' && status !== 'failed') {
+      after.terminate.push({ orgId: loop.org_id, podKey: ended.pod_key, reason: `run ${status}` });
     }
     if (ended) await promoteQueued(trx, ctx, loop.id, after);
-    return ended;
+    return ended !== null;
   });
   await carryOut(ctx, after);
   return moved;
@@ -219,7 +231,9 @@ async function endRun(ctx: DomainContext, runId: number, from: readonly RunStatu
 /** Starts queued runs, oldest first, while the loop has free slots. */
 async function promoteQueued(trx: Executor, ctx: DomainContext, loopId: number, after: AfterCommit): Promise<void> {
   const loop = await loops.findLoopById(trx, loopId);
-  if (!loop) return;
+  // A disabled loop starts nothing: disable cancels its queue, and delete (which disables first)
+  // cancels the queued runs after the running ones; promoting them would launch pods only to kill them.
+  if (!loop || loop.status === 'disabled') return;
   const active = await runs.activeRuns(trx, loopId);
   let free = loop.max_concurrent_runs - active.filter((r) => SLOT_RUN_STATUSES.includes(r.status)).length;
   const now = ctx.now();
@@ -230,6 +244,17 @@ async function promoteQueued(trx: Executor, ctx: DomainContext, loopId: number, 
       free--;
     }
   }
+}
+
+/** Starts the queued runs that fit now (e.g. after max_concurrent_runs was raised). */
+export async function startQueuedRuns(ctx: DomainContext, loopId: number): Promise<void> {
+  const after: AfterCommit = { start: [], terminate: [] };
+  await ctx.store.db.transaction().execute(async (trx) => {
+    // The loop row is locked like a trigger locks it, so the slot count cannot race one.
+    await loops.lockLoop(trx, ctx.store.kind, loopId);
+    await promoteQueued(trx, ctx, loopId, after);
+  });
+  await carryOut(ctx, after);
 }
 
 /** POST /loops/:slug/runs/:run_id/cancel. */
@@ -256,12 +281,19 @@ export async function followPod(ctx: DomainContext, podId: number): Promise<void
   if (!pod || !runId) return;
   const now = ctx.now();
   if (pod.status === 'running') {
-    await runs.transitionRun(db, runId, ['pending'], { status: 'running', pod_key: pod.key, runner_id: pod.runner_id, updated_at: now });
+    // A pod its run does not own (the run ended meanwhile, or has another pod) has no one to stop it.
+    if (!(await runs.attachPod(db, runId, pod.key, pod.runner_id, now, true))) {
+      await terminatePod(ctx, pod.org_id, pod.key, `run ${runId} no longer owns this pod`).catch(() => {
+        // Already ended.
+      });
+    }
     return;
   }
   if (!['completed', 'failed', 'terminated'].includes(pod.status)) return;
   const run = await runs.findRunById(db, runId);
   if (!run) return;
+  // Only the run's own pod decides its end (not a duplicate start that was stopped).
+  if (run.pod_key !== null && run.pod_key !== pod.key) return;
   if (pod.session_id) await loops.updateLoop(db, run.loop_id, { last_session_id: pod.session_id });
   if (run.pod_key === null) await runs.updateRun(db, run.id, { pod_key: pod.key, runner_id: pod.runner_id });
   const status: RunStatus = pod.status === 'completed' ? 'completed' : pod.status === 'failed' ? 'failed' : 'cancelled';
@@ -276,6 +308,6 @@ export async function sweepRuns(ctx: DomainContext): Promise<void> {
     const loop = await loops.findLoopById(db, run.loop_id);
     await endRun(ctx, run.id, ['pending', 'running'], 'timeout', `the run exceeded timeout_minutes (${loop?.timeout_minutes ?? '?'})`);
   }
-  for (const run of await runs.runsWaitingForPod(db, 50)) await startRun(ctx, run.id);
+  for (const run of await runs.runsWaitingForPod(db, 50, ctx.now() - START_RETRY_MS)) await startRun(ctx, run.id);
 }
 

@@ -97,6 +97,12 @@ export function validateCron(expression: string, timezone: string): void {
   if (details.length > 0) throw new AppError('VALIDATION_FAILED', details.map((d) => d.message).join('; '), { details });
 }
 
+/** Throws VALIDATION_FAILED (`/cron_timezone`) when the time zone is unusable; for loops without a cron, whose zone waits for one. */
+export function validateTimezone(timezone: string): void {
+  const zone = timezoneProblem(timezone);
+  if (zone) throw new AppError('VALIDATION_FAILED', `cron_timezone ${zone}`, { details: [{ field: '/cron_timezone', message: `cron_timezone ${zone}` }] });
+}
+
 /** The first slot strictly after `after` (epoch ms), or null if the schedule never fires again. */
 export function nextRunAt(expression: string, timezone: string, after: number): number | null {
   return schedule(expression, timezone).nextRun(new Date(after))?.getTime() ?? null;

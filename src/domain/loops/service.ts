@@ -9,9 +9,9 @@ import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgent } from '../pods/agents.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
-import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, slugFromName, uniqueSlug } from './model.ts';
-import { cancelRuns, triggerRun } from './runs.ts';
-import { nextRunAt, validateCron } from './schedule.ts';
+import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, MAX_VARIABLES_DEPTH, nestedDeeperThan, slugFromName, uniqueSlug } from './model.ts';
+import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
+import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
 
 export interface LoopFields {
   name: string;
@@ -63,7 +63,11 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
   if (fields.runner_id !== null && !(await runners.findRunner(db, orgId, fields.runner_id))) {
     throw invalid('/runner_id', 'must be the id of a runner of this organization');
   }
+  if (nestedDeeperThan(fields.prompt_variables, MAX_VARIABLES_DEPTH)) {
+    throw invalid('/prompt_variables', `must not nest objects or arrays more than ${MAX_VARIABLES_DEPTH} levels deep`);
+  }
   if (fields.cron_expression !== null) validateCron(fields.cron_expression, fields.cron_timezone);
+  else validateTimezone(fields.cron_timezone);
 }
 
 function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' | 'callback_secret_encrypted' | 'status' | 'next_run_at' | 'run_counter' | 'sandbox_runner_id' | 'last_session_id' | 'created_at' | 'updated_at'> {
@@ -94,7 +98,7 @@ function schedule(fields: Pick<LoopFields, 'cron_expression' | 'cron_timezone'>,
   return status === 'enabled' && fields.cron_expression !== null ? nextRunAt(fields.cron_expression, fields.cron_timezone, now) : null;
 }
 
-export async function createLoop(ctx: DomainContext, orgId: number, input: CreateLoopInput): Promise<LoopRow> {
+export async function createLoop(ctx: DomainContext, orgId: number, input: CreateLoopInput, attempt = 1): Promise<LoopRow> {
   const useDefaultAgent = input.agent_slug == null && input.custom_agent_slug == null;
   const fields: LoopFields = {
     name: input.name,
@@ -139,8 +143,9 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
   } catch (error) {
     if (isUniqueViolation(error)) {
       if (input.slug !== undefined) throw new AppError('ALREADY_EXISTS', `a loop with slug "${input.slug}" already exists`);
-      // A derived slug raced another create: derive again.
-      return createLoop(ctx, orgId, input);
+      // A derived slug raced another create: derive again (a few times; a slug that keeps colliding
+      // is a bug, and retrying it without end would spin forever).
+      if (attempt < 5) return createLoop(ctx, orgId, input, attempt + 1);
     }
     throw error;
   }
@@ -181,11 +186,14 @@ export async function updateLoop(ctx: DomainContext, orgId: number, slug: string
   await checkFields(ctx, orgId, fields);
   const now = ctx.now();
   const cronChanged = fields.cron_expression !== current.cron_expression || fields.cron_timezone !== current.cron_timezone;
-  return loops.updateLoop(ctx.store.db, loop.id, {
+  const updated = await loops.updateLoop(ctx.store.db, loop.id, {
     ...columns(fields),
     next_run_at: cronChanged ? schedule(fields, loop.status, now) : loop.next_run_at,
     updated_at: now,
   });
+  // More slots: queued runs that fit now start now (contract §3: queued runs start when a slot frees).
+  if (fields.max_concurrent_runs > current.max_concurrent_runs) await startQueuedRuns(ctx, loop.id);
+  return updated;
 }
 
 export async function enableLoop(ctx: DomainContext, orgId: number, slug: string): Promise<LoopRow> {
@@ -212,6 +220,10 @@ export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string
 }
 
 export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {
+  // A bad body is 400 before an unknown loop is 404 (contract §1, order of checks).
+  if (variables && nestedDeeperThan(variables, MAX_VARIABLES_DEPTH)) {
+    throw invalid('/variables', `must not nest objects or arrays more than ${MAX_VARIABLES_DEPTH} levels deep`);
+  }
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   return triggerRun(ctx, loop.id, { type: 'manual', variables });
 }
