@@ -86,8 +86,12 @@ function openPostgres(url: string, schema: string | null, max: number): Store {
     max,
     options: schema ? `-c search_path=${schema}` : undefined,
   });
-  // An idle client that loses its connection must not crash the process.
+  // A client that loses its connection (failover, restart, pg_terminate_backend) must not crash the
+  // process: the pool reports idle ones here, and checked-out ones (a query or transaction in
+  // progress) emit 'error' on the client itself, where neither pg-pool nor Kysely listen. The query
+  // in progress still fails on its own, and the broken client is discarded when it is released.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'postgres',
