@@ -368,6 +368,47 @@ export function readCpuSeconds(pid: number): number | null {
 }
 
 /** user + system CPU seconds of a process's reaped children (cutime + cstime): the agents a runner spawned. */
+/**
+ * The helper processes of a `drover serve` or `drover runner` process: its local runner (a
+ * `drover runner` child) and each runner's process launcher, found through /proc, labelled by
+ * `prefix`. The launcher's reaped children are the agents.
+ */
+export function helperProcesses(pid: number, prefix: string): Record<string, number> {
+  const found: Record<string, number> = {};
+  const walk = (parent: number, depth: number) => {
+    if (depth > 3) return;
+    let tasks: string[];
+    try {
+      tasks = fs.readdirSync(`/proc/${parent}/task`);
+    } catch {
+      return;
+    }
+    for (const task of tasks) {
+      let children: number[];
+      try {
+        children = fs.readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      } catch {
+        continue;
+      }
+      for (const child of children) {
+        let cmdline: string;
+        try {
+          cmdline = fs.readFileSync(`/proc/${child}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        } catch {
+          continue;
+        }
+        if (cmdline.includes('launcher-child.mjs')) found[`${prefix} launcher`] = child;
+        else if (/drover\.mjs runner\b/.test(cmdline)) {
+          found[`${prefix} local runner`] = child;
+          walk(child, depth + 1);
+        }
+      }
+    }
+  };
+  walk(pid, 0);
+  return found;
+}
+
 export function readChildrenCpuSeconds(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

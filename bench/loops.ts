@@ -29,6 +29,7 @@ import {
   CpuWindow,
   ORG,
   expect,
+  helperProcesses,
   loadAvgText,
   log,
   machineLine,
@@ -140,7 +141,12 @@ async function cronFanOut(): Promise<Row[]> {
         log(`(a) ${count} loops created in ${round(createSec, 1)} s, all due at ${new Date(slot).toISOString()}; waiting ${round((slot - Date.now()) / 1000, 0)} s …`);
 
         await sleep(Math.max(0, slot - Date.now() - 1000));
-        const pids: Record<string, number> = { server: server.pid, ...Object.fromEntries(runners.map((r) => [r.name, r.pid])) };
+        const pids: Record<string, number> = {
+          server: server.pid,
+          ...helperProcesses(server.pid, 'server'),
+          ...Object.fromEntries(runners.map((r) => [r.name, r.pid])),
+          ...Object.assign({}, ...runners.map((r) => helperProcesses(r.pid, r.name))),
+        };
         const cpu = new CpuWindow(pids);
         const rssBefore = readMemoryKb(server.pid)?.rssKb ?? 0;
         let rssPeakKb = rssBefore;
@@ -198,7 +204,9 @@ async function cronFanOut(): Promise<Row[]> {
           },
           {
             name: '(a) CPU from slot − 1 s until every pod ran, % of one core',
-            value: `${round(usage.seconds, 1)} s: server ${usage.pct.server}% (+ ${usage.childPct.server}% bash children)${runners.map((r) => `, ${r.name} ${usage.pct[r.name]}%`).join('')}; bench ${usage.ownPct}%, other processes ${usage.otherPct}%`,
+            value: `${round(usage.seconds, 1)} s: ${Object.keys(pids)
+              .map((label) => `${label} ${usage.pct[label]}%${label.endsWith('launcher') ? ` (+ ${usage.childPct[label]}% agents)` : ''}`)
+              .join(', ')}; bench ${usage.ownPct}%, other processes ${usage.otherPct}%`,
           },
           { name: '(a) server RSS before the slot / peak during / VmHWM', value: `${round(rssBefore / 1024, 1)} / ${round(rssPeakKb / 1024, 1)} / ${round((memory?.hwmKb ?? NaN) / 1024, 1)} MB` },
           { name: '(a) load average (1/5/15 min) slot − 1 s → all running', value: `${loadAvgText(usage.loadAvg.start)} → ${loadAvgText(usage.loadAvg.end)} (${round((allStartedAt - slot) / 1000, 1)} s after the slot)` },
