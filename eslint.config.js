@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    files: ['bin/**/*.mjs', 'src/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly' } },
   },
 );

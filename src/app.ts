@@ -83,8 +83,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     now: options.now ?? Date.now,
     secrets: options.secrets,
     providerTimeoutMs: options.providerTimeoutMs,
-    wakeRunner: (runnerId) => gateway.wake(runnerId),
-    podChanged: (podId) => followPod(ctx, podId),
+    wakeRunner: (runnerId, podKey) => gateway.wake(runnerId, podKey),
+    podChanged: (pod) => followPod(ctx, pod),
     defaultAgent: options.defaultAgent,
   };
   const app = Fastify({

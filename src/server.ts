@@ -11,8 +11,7 @@ import { SecretBox, resolveSecretKey } from './domain/secrets.ts';
 import { Housekeeping } from './scheduler/housekeeping.ts';
 import { openStore } from './store/db.ts';
 import { createNotifier } from './gateway/notifier.ts';
-import type { RunnerDaemon } from './runner/daemon.ts';
-import { startLocalRunner } from './runner/local.ts';
+import { LocalRunner } from './runner/local.ts';
 import { LivenessSweeper } from './scheduler/liveness.ts';
 import { CronScheduler } from './scheduler/cron.ts';
 import { callbackSettled } from './domain/loops/callbacks.ts';
@@ -86,7 +85,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     log: app.log,
     onSettled: (subject, status) => callbackSettled(app.drover.ctx, subject, status),
   });
-  let localRunner: RunnerDaemon | null = null;
+  let localRunner: LocalRunner | null = null;
 
   // While shutting down, every answer asks the client to close its connection, so keep-alive
   // connections do not hold the exit back until their idle timeout.
@@ -138,13 +137,13 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   announce(`Drover listening on ${url} (${store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`);
   if (config.localRunner && !closing) {
-    localRunner = await startLocalRunner(app.drover.ctx, {
+    localRunner = await LocalRunner.start(app.drover.ctx, {
       dataDir: config.dataDir,
       serverUrl: url,
       maxPods: config.localRunnerMaxPods,
       log: (line) => app.log.info(line),
     });
-    if (localRunner) announce(`Local runner ${localRunner.runnerId} connected (work dir ${path.join(config.dataDir, 'runner')})`);
+    if (localRunner) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);
   }
   return { app, url, close };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RunnerDaemon } from '../runner/daemon.ts';
+import type { LocalRunnerMessage } from '../runner/local.ts';
 
 export interface RunnerFlags {
   server?: string;
@@ -16,7 +17,7 @@ export interface RunnerFlags {
  * Credentials a runner may hand to agents (CREDENTIAL directives): `<work dir>/credentials.json`
  * ({"NAME": "value"}) and variables `DROVER_CREDENTIAL_<NAME>` of the runner's environment.
  */
-export function loadCredentials(workDir: string, env: NodeJS.ProcessEnv): Record<string, string> {
+function loadCredentials(workDir: string, env: NodeJS.ProcessEnv): Record<string, string> {
   const credentials: Record<string, string> = {};
   const file = path.join(workDir, 'credentials.json');
   if (fs.existsSync(file)) Object.assign(credentials, JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>);
@@ -50,6 +51,10 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
     // Tests shorten it; the server expects one at least every 30 s.
     heartbeatMs: env.DROVER_RUNNER_HEARTBEAT_MS ? positiveInt('DROVER_RUNNER_HEARTBEAT_MS', env.DROVER_RUNNER_HEARTBEAT_MS, 10_000) : undefined,
   });
+  if (process.channel) {
+    await runEmbedded(daemon);
+    return;
+  }
   await daemon.start();
   const drainMs = positiveInt('drain-seconds', flags['drain-seconds'], 60) * 1000;
   const onSignal = () => {
@@ -62,4 +67,29 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   process.stderr.write(`runner connecting to ${server} (work dir ${workDir})\n`);
+}
+
+/**
+ * Started by `drover serve` as its local runner (src/runner/local.ts), over an IPC channel: it
+ * says when it is connected, and stops with its pods when the server says so or is gone.
+ */
+async function runEmbedded(daemon: RunnerDaemon): Promise<void> {
+  const welcomed = daemon.connected(60_000);
+  await daemon.start();
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= daemon.shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    ));
+  process.on('message', (message: { t?: string }) => {
+    if (message?.t === 'shutdown') void stop();
+  });
+  process.once('disconnect', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+  welcomed.then(
+    () => process.send?.({ t: 'connected', runner_id: Number(daemon.runnerId) } satisfies LocalRunnerMessage),
+    (error: Error) => process.stderr.write(`${error.message}\n`),
+  );
 }

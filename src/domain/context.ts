@@ -1,4 +1,5 @@
 import type { Store } from '../store/db.ts';
+import type { PodRow } from '../store/schema-runners.ts';
 import type { SecretBox } from './secrets.ts';
 
 /** What domain services need from the outside world, passed explicitly. */
@@ -12,10 +13,16 @@ export interface DomainContext {
   readonly secrets?: SecretBox;
   /** Time budget of one call to a Git provider (all pages); default 10 s. */
   readonly providerTimeoutMs?: number;
-  /** Asks whichever replica holds the runner's socket to bring it to the stored desired state now. */
-  readonly wakeRunner?: (runnerId: number) => Promise<void>;
+  /**
+   * Asks whichever replica holds the runner's socket to bring it to the stored desired state now:
+   * all of it, or, with a pod key, that one pod (placed on the runner, or to be stopped).
+   */
+  readonly wakeRunner?: (runnerId: number, podKey?: string) => Promise<void>;
   /** The agent of loops that name none (DROVER_DEFAULT_AGENT, default `claude-code`). */
   readonly defaultAgent?: string;
-  /** Called when a pod starts running and once it has ended, whatever ended it (loop runs follow their pods). */
-  readonly podChanged?: (podId: number) => Promise<void>;
+  /**
+   * Called with the pod as now stored when it starts running and once it has ended, whatever ended
+   * it (loop runs follow their pods).
+   */
+  readonly podChanged?: (pod: PodRow) => Promise<void>;
 }

@@ -3,13 +3,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { DomainContext } from '../domain/context.ts';
 import { podBackFromOrphan, podFinished, podLost, podStarted } from '../domain/pods/lifecycle.ts';
+import { ACTIVE_STATUSES } from '../domain/pods/model.ts';
 import { podSpec } from '../domain/pods/spec.ts';
 import * as pods from '../store/pods.ts';
 import { appendPodOutput } from '../store/pod-output.ts';
 import * as runners from '../store/runners.ts';
-import type { RunnerRow } from '../store/schema-runners.ts';
+import type { PodRow, RunnerRow } from '../store/schema-runners.ts';
 import type { RunnerNotifier } from './notifier.ts';
-import { HEARTBEAT_INTERVAL_MS, decodeRunnerMessage, encode, type PodReport, type RunnerMessage, type ServerBody } from './protocol.ts';
+import { HEARTBEAT_INTERVAL_MS, decodeRunnerMessage, encode, sendCoalesced, type PodReport, type RunnerMessage, type ServerBody } from './protocol.ts';
 
 /**
  * The server side of runner links on this replica. Each runner's socket is held by one replica;
@@ -24,12 +25,17 @@ export class RunnerGateway {
     private readonly apiUrl: () => string,
     private readonly log: FastifyBaseLogger,
   ) {
-    notifier.subscribe((runnerId) => this.links.get(runnerId)?.reconcile(null));
+    notifier.subscribe((runnerId, podKey) => {
+      const link = this.links.get(runnerId);
+      if (!link) return;
+      if (podKey) void link.settlePod(podKey);
+      else void link.reconcile(null);
+    });
   }
 
-  /** Asks whichever replica holds the runner to reconcile it now. */
-  wake = async (runnerId: number): Promise<void> => {
-    await this.notifier.publish(runnerId);
+  /** Asks whichever replica holds the runner to reconcile it now (or just the pod named). */
+  wake = async (runnerId: number, podKey?: string): Promise<void> => {
+    await this.notifier.publish(runnerId, podKey);
   };
 
   attach(socket: WebSocket, runner: RunnerRow): void {
@@ -63,6 +69,8 @@ class RunnerLink {
   private readonly startSentAt = new Map<string, number>();
   private greeted = false;
   private draining = false;
+  /** A notification's reconcile that is queued and has not started yet. */
+  private wokenReconcile: Promise<void> | null = null;
 
   constructor(
     private readonly ctx: DomainContext,
@@ -85,7 +93,7 @@ class RunnerLink {
   }
 
   private send(message: ServerBody): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(encode(message));
+    if (this.socket.readyState === this.socket.OPEN) sendCoalesced(this.socket, encode(message));
   }
 
   close(code: number, reason: string): void {
@@ -166,9 +174,42 @@ class RunnerLink {
    */
   reconcile(report: PodReport[] | null): Promise<void> {
     if (report === null) {
-      return new Promise((resolve) => this.enqueue(async () => resolve(await this.reconcileNow(null))));
+      // Notifications coalesce: one reconcile still waiting in the queue will read every pod stored
+      // by then, so a burst of N new pods costs one pass, not N passes over N pods. It stops being
+      // "waiting" when it starts, so a notification arriving during a pass queues the next one.
+      this.wokenReconcile ??= new Promise((resolve) =>
+        this.enqueue(async () => {
+          this.wokenReconcile = null;
+          try {
+            await this.reconcileNow(null);
+          } finally {
+            resolve();
+          }
+        }),
+      );
+      return this.wokenReconcile;
     }
     return this.reconcileNow(report);
+  }
+
+  /**
+   * Settles one pod named by a notification (placed on this runner, or to be stopped): a burst of
+   * N new pods costs N small reads, not N reads of every pod of the runner.
+   */
+  settlePod(key: string): Promise<void> {
+    return new Promise((resolve) =>
+      this.enqueue(async () => {
+        try {
+          if (!this.greeted) return;
+          const pod = await pods.findPodByKey(this.ctx.store.db, key);
+          if (!pod || pod.runner_id !== this.runner.id) return;
+          if (pod.desired_state === 'run' && ACTIVE_STATUSES.includes(pod.status)) await this.settleDesired(pod, null);
+          else this.stopIfKnown(key, null);
+        } finally {
+          resolve();
+        }
+      }),
+    );
   }
 
   private async reconcileNow(report: PodReport[] | null): Promise<void> {
@@ -179,27 +220,34 @@ class RunnerLink {
     }
     const desired = await pods.desiredPodsOfRunner(this.ctx.store.db, this.runner.id);
     const desiredKeys = new Set(desired.map((p) => p.key));
-    for (const pod of desired) {
-      if (this.known.has(pod.key)) {
-        if (pod.status === 'orphaned') await podBackFromOrphan(this.ctx, pod);
-        continue;
-      }
-      if (pod.status === 'initializing' || (pod.status === 'orphaned' && pod.started_at === null)) {
-        if (this.draining) continue;
-        const sentAt = this.startSentAt.get(pod.key);
-        if (sentAt !== undefined && Date.now() - sentAt < HEARTBEAT_INTERVAL_MS) continue;
-        this.known.add(pod.key);
-        this.startSentAt.set(pod.key, Date.now());
-        this.send({ type: 'start_pod', pod: await podSpec(this.ctx, pod, this.apiUrl()) });
-      } else if (report) {
-        await podLost(this.ctx, pod, 'the runner no longer has this pod (it restarted or lost the process)');
-      }
-    }
+    for (const pod of desired) await this.settleDesired(pod, report);
     for (const key of [...this.startSentAt.keys()]) if (!desiredKeys.has(key)) this.startSentAt.delete(key);
-    for (const key of [...this.known]) {
-      if (desiredKeys.has(key)) continue;
-      this.send({ type: 'stop_pod', key, reason: 'terminated' });
-      if (!report) this.known.delete(key);
+    for (const key of [...this.known]) if (!desiredKeys.has(key)) this.stopIfKnown(key, report);
+  }
+
+  /** A pod that should run here: sends it if the runner lacks it, settles it if the runner lost it. */
+  private async settleDesired(pod: PodRow, report: PodReport[] | null): Promise<void> {
+    if (this.known.has(pod.key)) {
+      if (pod.status === 'orphaned') await podBackFromOrphan(this.ctx, pod);
+      return;
     }
+    if (pod.status === 'initializing' || (pod.status === 'orphaned' && pod.started_at === null)) {
+      if (this.draining) return;
+      const sentAt = this.startSentAt.get(pod.key);
+      if (sentAt !== undefined && Date.now() - sentAt < HEARTBEAT_INTERVAL_MS) return;
+      this.known.add(pod.key);
+      this.startSentAt.set(pod.key, Date.now());
+      this.send({ type: 'start_pod', pod: await podSpec(this.ctx, pod, this.apiUrl()) });
+    } else if (report) {
+      await podLost(this.ctx, pod, 'the runner no longer has this pod (it restarted or lost the process)');
+    }
+  }
+
+  /** A pod that should not run here: the runner is told to stop it if it has it. */
+  private stopIfKnown(key: string, report: PodReport[] | null): void {
+    if (!this.known.has(key)) return;
+    this.send({ type: 'stop_pod', key, reason: 'terminated' });
+    // Without a report, the runner's next one says whether it still has the pod.
+    if (!report) this.known.delete(key);
   }
 }

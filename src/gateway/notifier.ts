@@ -4,22 +4,34 @@ import type { Store } from '../store/db.ts';
 import { notify } from '../store/notify.ts';
 
 /**
- * "Runner N has work": tells whichever replica holds runner N's socket to reconcile it now.
- * A lost notification only delays the work until the runner's next heartbeat (10 s).
+ * "Runner N has work": tells whichever replica holds runner N's socket to reconcile it now, or,
+ * with a pod key, to settle just that pod (a pod placed on it or stopped). A lost notification
+ * only delays the work until the runner's next heartbeat (10 s), which reconciles everything.
  */
 export interface RunnerNotifier {
-  publish(runnerId: number): Promise<void>;
-  subscribe(handler: (runnerId: number) => void): void;
+  publish(runnerId: number, podKey?: string): Promise<void>;
+  subscribe(handler: RunnerWorkHandler): void;
   close(): Promise<void>;
+}
+
+export type RunnerWorkHandler = (runnerId: number, podKey: string | null) => void;
+
+/** The NOTIFY payload: `<runner id>` or `<runner id> <pod key>` (pod keys hold no spaces). */
+const encodeWork = (runnerId: number, podKey?: string) => (podKey ? `${runnerId} ${podKey}` : String(runnerId));
+
+function decodeWork(payload: string): [number, string | null] | null {
+  const [id, podKey] = payload.split(' ');
+  const runnerId = Number(id);
+  return Number.isInteger(runnerId) ? [runnerId, podKey || null] : null;
 }
 
 /** One process (SQLite): an event emitter. */
 export class InProcessNotifier implements RunnerNotifier {
   private readonly events = new EventEmitter();
-  async publish(runnerId: number): Promise<void> {
-    this.events.emit('work', runnerId);
+  async publish(runnerId: number, podKey?: string): Promise<void> {
+    this.events.emit('work', runnerId, podKey ?? null);
   }
-  subscribe(handler: (runnerId: number) => void): void {
+  subscribe(handler: RunnerWorkHandler): void {
     this.events.on('work', handler);
   }
   async close(): Promise<void> {
@@ -29,7 +41,7 @@ export class InProcessNotifier implements RunnerNotifier {
 
 /** PostgreSQL: NOTIFY on publish, one LISTEN connection per replica, re-established if it drops. */
 export class PostgresNotifier implements RunnerNotifier {
-  private readonly handlers: ((runnerId: number) => void)[] = [];
+  private readonly handlers: RunnerWorkHandler[] = [];
   private client: pg.Client | null = null;
   private closed = false;
   private readonly channel: string;
@@ -46,8 +58,8 @@ export class PostgresNotifier implements RunnerNotifier {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.store.postgres!.url });
     client.on('notification', (message) => {
-      const runnerId = Number(message.payload);
-      if (Number.isInteger(runnerId)) for (const handler of this.handlers) handler(runnerId);
+      const work = decodeWork(message.payload ?? '');
+      if (work) for (const handler of this.handlers) handler(...work);
     });
     client.on('error', (error) => {
       this.onError(error);
@@ -60,11 +72,11 @@ export class PostgresNotifier implements RunnerNotifier {
     this.client = client;
   }
 
-  async publish(runnerId: number): Promise<void> {
-    await notify(this.store.db, this.channel, String(runnerId));
+  async publish(runnerId: number, podKey?: string): Promise<void> {
+    await notify(this.store.db, this.channel, encodeWork(runnerId, podKey));
   }
 
-  subscribe(handler: (runnerId: number) => void): void {
+  subscribe(handler: RunnerWorkHandler): void {
     this.handlers.push(handler);
   }
 

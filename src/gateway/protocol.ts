@@ -119,3 +119,28 @@ type Body<M> = M extends unknown ? Omit<M, 'v'> : never;
 export type RunnerBody = Body<RunnerMessage>;
 export type ServerBody = Body<ServerMessage>;
 export const encode = (m: RunnerBody | ServerBody): string => JSON.stringify({ v: PROTOCOL_VERSION, ...m });
+
+/** The raw TCP socket of a `ws` WebSocket (a field ws keeps but does not document). */
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+const corked = new WeakSet<Corkable>();
+
+/**
+ * Sends a message, writing all messages sent in the same turn of the event loop with one system
+ * call: a burst (a cron slot starting hundreds of pods, a runner reporting them) costs one write,
+ * not one per message. The data goes out when the current turn ends.
+ */
+export function sendCoalesced(socket: { send(data: string): void }, data: string): void {
+  const raw = (socket as { _socket?: Corkable })._socket;
+  if (raw && typeof raw.cork === 'function' && !corked.has(raw)) {
+    corked.add(raw);
+    raw.cork();
+    setImmediate(() => {
+      corked.delete(raw);
+      raw.uncork();
+    });
+  }
+  socket.send(data);
+}

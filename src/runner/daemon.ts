@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { decodeServerMessage, encode, type PodOutcome, type RunnerBody, type ServerMessage } from '../gateway/protocol.ts';
+import { decodeServerMessage, encode, sendCoalesced, type PodOutcome, type RunnerBody, type ServerMessage } from '../gateway/protocol.ts';
 import { detectAgents } from './agents/detect.ts';
 import { PodSupervisor } from './supervisor.ts';
 
@@ -86,7 +86,7 @@ export class RunnerDaemon {
     this.identity = await this.loadOrRegister();
     this.runnerId = this.identity.runner_id;
     this.agents = await detectAgents((this.options.env ?? process.env).PATH ?? '');
-    await this.supervisor.sweepWorkspaces();
+    await this.supervisor.open();
     this.connect();
   }
 
@@ -175,12 +175,12 @@ export class RunnerDaemon {
   }
 
   private send(message: RunnerBody): void {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(encode(message));
+    if (this.socket?.readyState === WebSocket.OPEN) sendCoalesced(this.socket, encode(message));
   }
 
   private sendOrKeep(message: RunnerBody & { type: 'pod_started' | 'pod_output' }): void {
     if (this.socket?.readyState === WebSocket.OPEN) {
-      this.socket.send(encode(message));
+      sendCoalesced(this.socket, encode(message));
       return;
     }
     this.outbox.push(message);
@@ -218,8 +218,10 @@ export class RunnerDaemon {
           this.send({ type: 'pod_exited', result: this.unacked.get(message.pod.key)! });
           return;
         }
+        // No report back: the server counts a pod it sent as here, and pod_started (or
+        // pod_exited) follows; a full report after every start would make the server reconcile
+        // every pod of the runner once per pod started.
         this.supervisor.start(message.pod);
-        this.send({ type: 'heartbeat', draining: this.draining, pods: this.supervisor.reports() });
         return;
       case 'stop_pod':
         this.supervisor.stop(message.key, message.reason === 'timeout' ? 'timeout' : 'terminated');
@@ -242,6 +244,7 @@ export class RunnerDaemon {
     const deadline = Date.now() + 5_000;
     while (this.unacked.size > 0 && this.socket && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await this.close();
+    await this.supervisor.close();
   }
 
   async close(): Promise<void> {
@@ -274,5 +277,6 @@ export class RunnerDaemon {
   async shutdown(): Promise<void> {
     await this.close();
     await this.supervisor.stopAll('terminated');
+    await this.supervisor.close();
   }
 }

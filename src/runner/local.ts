@@ -1,42 +1,111 @@
-import path from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { loadCredentials } from '../cli/runner.ts';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { DomainContext } from '../domain/context.ts';
 import { issueRegistrationToken } from '../domain/runners/service.ts';
 import { findOrgBySlug } from '../store/orgs.ts';
-import { RunnerDaemon } from './daemon.ts';
+
+const DROVER_BIN = fileURLToPath(new URL('../../bin/drover.mjs', import.meta.url));
+const CONNECT_TIMEOUT_MS = 30_000;
+const RESTART_DELAY_MS = 1_000;
+
+/** What the embedded runner tells `drover serve` over its IPC channel (see src/cli/runner.ts). */
+export type LocalRunnerMessage = { t: 'connected'; runner_id: number };
+
+export interface LocalRunnerOptions {
+  dataDir: string;
+  serverUrl: string;
+  maxPods: number;
+  log: (line: string) => void;
+}
 
 /**
- * The runner `drover serve` starts in its own process on the embedded default, registered to
- * the `default` organization, so the first command of the README gives a working system.
+ * The runner `drover serve` starts on the embedded default: `drover runner` as a child process,
+ * registered to the `default` organization, so the first command of the README gives a working
+ * system. A process of its own keeps the runner's work (workspaces, agent output, its socket) off
+ * the server's event loop, so starting many pods does not slow the API down.
+ *
+ * It is tied to the server: it stops when told to (server shutdown) or when the server is gone
+ * (its IPC channel closes, e.g. after kill -9), stopping its pods; if it dies on its own, the
+ * server starts it again.
  */
-export async function startLocalRunner(
-  ctx: DomainContext,
-  options: { dataDir: string; serverUrl: string; maxPods: number; log: (line: string) => void },
-): Promise<RunnerDaemon | null> {
-  const workDir = path.join(options.dataDir, 'runner');
-  let token: string | null = null;
-  if (!fs.existsSync(path.join(workDir, 'runner.json'))) {
-    const org = await findOrgBySlug(ctx.store.db, 'default');
-    if (!org) {
-      options.log('no organization "default": the local runner is not started');
-      return null;
+export class LocalRunner {
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+
+  private constructor(
+    private readonly options: LocalRunnerOptions,
+    readonly workDir: string,
+    public runnerId: number,
+  ) {}
+
+  /** Starts the runner and waits until it is connected; null without an organization `default`. */
+  static async start(ctx: DomainContext, options: LocalRunnerOptions): Promise<LocalRunner | null> {
+    const workDir = path.join(options.dataDir, 'runner');
+    let token: string | null = null;
+    if (!fs.existsSync(path.join(workDir, 'runner.json'))) {
+      const org = await findOrgBySlug(ctx.store.db, 'default');
+      if (!org) {
+        options.log('no organization "default": the local runner is not started');
+        return null;
+      }
+      token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1 })).token;
     }
-    token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1 })).token;
+    const runner = new LocalRunner(options, workDir, 0);
+    runner.runnerId = await runner.spawn(token);
+    return runner;
   }
-  const daemon = new RunnerDaemon({
-    server: options.serverUrl,
-    token,
-    name: 'local',
-    labels: ['local'],
-    maxPods: options.maxPods,
-    workDir,
-    // The same credentials as `drover runner` (CREDENTIAL directives): <work dir>/credentials.json
-    // and DROVER_CREDENTIAL_<NAME> of the server's environment.
-    credentials: loadCredentials(workDir, process.env),
-    log: options.log,
-  });
-  await daemon.start();
-  await daemon.connected(10_000);
-  return daemon;
+
+  /** Stops the runner and its pods (server shutdown). */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (child.connected) child.send({ t: 'shutdown' });
+    else child.kill('SIGTERM');
+    await exited;
+  }
+
+  private spawn(token: string | null): Promise<number> {
+    const { serverUrl, maxPods, log } = this.options;
+    const args = ['runner', '--server', serverUrl, '--work-dir', this.workDir, '--name', 'local', '--labels', 'local', '--max-pods', String(maxPods)];
+    // The registration token goes through the environment, not the command line (ps shows that).
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    if (token) env.DROVER_RUNNER_TOKEN = token;
+    else delete env.DROVER_RUNNER_TOKEN;
+    // Its own process group: a Ctrl-C in the terminal reaches the server, which stops it in order.
+    const child = fork(DROVER_BIN, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    this.child = child;
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream) readline.createInterface({ input: stream }).on('line', (line) => log(`local runner: ${line}`));
+    }
+    const connected = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the local runner did not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+      child.on('message', (message: LocalRunnerMessage) => {
+        if (message?.t !== 'connected') return;
+        clearTimeout(timer);
+        resolve(message.runner_id);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`the local runner exited before connecting (${signal ?? `exit code ${code}`})`));
+      });
+    });
+    child.once('exit', (code, signal) => {
+      if (this.child === child) this.child = null;
+      if (this.stopping) return;
+      log(`local runner exited (${signal ?? `exit code ${code}`}); starting it again in ${RESTART_DELAY_MS / 1000} s`);
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        if (!this.stopping) this.spawn(null).catch((error: Error) => log(`local runner: ${error.message}`));
+      }, RESTART_DELAY_MS);
+      this.restartTimer.unref();
+    });
+    return connected;
+  }
 }

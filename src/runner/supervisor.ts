@@ -5,6 +5,7 @@ import { agentEnvironment } from './agents/environment.ts';
 import type { BuiltinAgentSlug } from './agents/builtin.ts';
 import { buildInvocation, type AgentSpec } from './agents/invocation.ts';
 import { extractSessionId } from './agents/session.ts';
+import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, type ProcessResult } from './process-group.ts';
 import { WorkspaceError, WorkspaceManager } from './workspaces.ts';
 
@@ -46,6 +47,7 @@ class RunningPod {
 export class PodSupervisor {
   private readonly pods = new Map<string, RunningPod>();
   private readonly workspaces: WorkspaceManager;
+  private readonly launcher = new ProcessLauncher();
   private readonly killGraceMs: number;
   private readonly flushMs: number;
 
@@ -72,9 +74,21 @@ export class PodSupervisor {
    * left running. Ends them (SIGKILL to each group recorded under <work dir>/agents), then
    * removes the pod workspaces left behind (none of them can be running now).
    */
-  async sweepWorkspaces(): Promise<void> {
+  private async sweepWorkspaces(): Promise<void> {
     this.killAbandonedAgents();
     await this.workspaces.sweep(this.pods.keys());
+  }
+
+  /** Cleans up after an earlier run of the runner and readies the process launcher. */
+  async open(): Promise<void> {
+    await this.sweepWorkspaces();
+    fs.mkdirSync(this.agentsDir, { recursive: true });
+    this.launcher.start();
+  }
+
+  /** After the pods have ended: stops the process launcher. */
+  async close(): Promise<void> {
+    await this.launcher.close();
   }
 
   private get agentsDir(): string {
@@ -271,7 +285,7 @@ export class PodSupervisor {
     if (missingCredentials.length > 0) {
       return { code: null, signal: null, spawnError: `the runner has no credential named ${missingCredentials.join(', ')}` };
     }
-    const child = new GroupProcess(invocation.command, invocation.args, {
+    const child = await GroupProcess.start(this.launcher, invocation.command, invocation.args, {
       cwd: workspace,
       env,
       stdin: invocation.stdin,
@@ -279,10 +293,7 @@ export class PodSupervisor {
     });
     pod.process = child;
     const pidFile = path.join(this.agentsDir, `${spec.key}.pid`);
-    if (child.pid !== undefined) {
-      fs.mkdirSync(this.agentsDir, { recursive: true });
-      fs.writeFileSync(pidFile, `${child.pid}\n`);
-    }
+    if (child.pid !== undefined) fs.writeFileSync(pidFile, `${child.pid}\n`);
     if (pod.stopReason) child.stop(this.killGraceMs);
     if (pod.state === 'preparing' && child.pid !== undefined) {
       pod.state = 'running';

@@ -253,6 +253,8 @@ export class WorkspaceManager {
   }
 
   private async prepareLocked(target: Target, repo: Repo | null, branch: string | null): Promise<PreparedWorkspace> {
+    // The common case first: a new, empty workspace where nothing stands yet (one system call).
+    if (!repo && (await makeNewDir(target.dir))) return { path: target.dir, branch: null, reused: false };
     await fs.mkdir(path.dirname(target.dir), { recursive: true });
 
     if (target.kind === 'persistent' && (await exists(target.dir))) {
@@ -468,6 +470,18 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Creates `dir` (and its parents); false when something is already there. */
+async function makeNewDir(dir: string, parentsMade = false): Promise<boolean> {
+  try {
+    await fs.mkdir(dir);
+    return true;
+  } catch (error) {
+    if (parentsMade || (error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+  }
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  return makeNewDir(dir, true);
 }
 
 async function isDirectory(p: string): Promise<boolean> {

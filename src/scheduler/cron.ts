@@ -21,6 +21,8 @@ export interface CronOptions {
  */
 export class CronScheduler {
   private timer: NodeJS.Timeout | null = null;
+  /** Fires at the next slot due within one interval, so a slot is not picked up up to an interval late. */
+  private slotTimer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
 
   constructor(
@@ -31,14 +33,36 @@ export class CronScheduler {
 
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick().catch((error) => this.log.warn({ err: error }, 'cron tick failed')), this.options.intervalMs);
+    this.timer = setInterval(() => this.scheduledTick(), this.options.intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.slotTimer) clearTimeout(this.slotTimer);
     this.timer = null;
+    this.slotTimer = null;
     await this.running?.catch(() => {});
+  }
+
+  private scheduledTick(): void {
+    void this.tick()
+      .then(() => this.armForNextSlot())
+      .catch((error) => this.log.warn({ err: error }, 'cron tick failed'));
+  }
+
+  /** After a started scheduler's tick: a slot due before the next tick gets a timer of its own. */
+  private async armForNextSlot(): Promise<void> {
+    if (!this.timer) return;
+    const next = await loops.earliestNextRunAt(this.ctx.store.db);
+    const delay = next === null ? Infinity : next - this.ctx.now();
+    if (!this.timer || delay >= this.options.intervalMs) return;
+    if (this.slotTimer) clearTimeout(this.slotTimer);
+    this.slotTimer = setTimeout(() => {
+      this.slotTimer = null;
+      this.scheduledTick();
+    }, Math.max(0, delay));
+    this.slotTimer.unref();
   }
 
   /** One pass; returns how many runs it recorded. Overlapping calls share the pass in flight. */
@@ -47,18 +71,25 @@ export class CronScheduler {
     return this.running;
   }
 
-  /** Claims batch after batch until the due loops are exhausted, so a burst is not spread over ticks. */
+  /**
+   * Claims batch after batch until the due loops are exhausted, so a burst is not spread over
+   * ticks; each batch's runs are started as soon as it has committed, so runners get the first
+   * pods of a burst while the rest is still being recorded.
+   */
   private async fire(): Promise<number> {
     const batch = this.options.batch ?? 100;
     let fired = 0;
     for (;;) {
-      const { claimed, recorded } = await this.firePass(batch);
+      const committed: AfterCommit = { start: [], terminate: [] };
+      const { claimed, recorded } = await this.firePass(batch, committed);
       fired += recorded;
+      await carryOut(this.ctx, committed);
       if (claimed < batch) return fired;
     }
   }
 
-  private async firePass(batch: number): Promise<{ claimed: number; recorded: number }> {
+  /** One claim in one transaction; what it decided joins `committed` once it has committed. */
+  private async firePass(batch: number, committed: AfterCommit): Promise<{ claimed: number; recorded: number }> {
     const after: AfterCommit = { start: [], terminate: [] };
     let fired = 0;
     let claimed = 0;
@@ -67,13 +98,14 @@ export class CronScheduler {
         const now = this.ctx.now();
         const due = await loops.claimDueLoops(trx, this.ctx.store.kind, now, batch);
         claimed = due.length;
+        const slots = new SlotMemo(now);
         for (const loop of due) {
           if (!loop.cron_expression || loop.next_run_at === null) {
-            await loops.updateLoop(trx, loop.id, { next_run_at: null });
+            await loops.setNextRunAt(trx, loop.id, null);
             continue;
           }
-          const slot = latestSlotAtOrBefore(loop.cron_expression, loop.cron_timezone, now, loop.next_run_at - 1);
-          await loops.updateLoop(trx, loop.id, { next_run_at: nextRunAt(loop.cron_expression, loop.cron_timezone, now) });
+          const { slot, next } = slots.of(loop.cron_expression, loop.cron_timezone, loop.next_run_at);
+          await loops.setNextRunAt(trx, loop.id, next);
           if (slot === null || now - slot > this.options.catchupMs) continue;
           // Fired already: next_run_at was moved back onto a past slot (e.g. recomputed on an update
           // by a replica whose clock is behind). Left to the unique guard, the insert would roll back
@@ -90,7 +122,28 @@ export class CronScheduler {
       if (isUniqueViolation(error)) return { claimed: 0, recorded: 0 };
       throw error;
     }
-    await carryOut(this.ctx, after);
+    committed.start.push(...after.start);
+    committed.terminate.push(...after.terminate);
     return { claimed, recorded: fired };
+  }
+}
+
+/**
+ * The slot to fire and the next one, per schedule, for one pass (one `now`): loops due together
+ * mostly share their schedule and due time, and each computation searches the calendar.
+ */
+class SlotMemo {
+  private readonly memo = new Map<string, { slot: number | null; next: number | null }>();
+
+  constructor(private readonly now: number) {}
+
+  of(expression: string, timezone: string, dueAt: number): { slot: number | null; next: number | null } {
+    const key = `${dueAt} ${timezone} ${expression}`;
+    let found = this.memo.get(key);
+    if (!found) {
+      found = { slot: latestSlotAtOrBefore(expression, timezone, this.now, dueAt - 1), next: nextRunAt(expression, timezone, this.now) };
+      this.memo.set(key, found);
+    }
+    return found;
   }
 }

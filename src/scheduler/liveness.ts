@@ -65,16 +65,10 @@ export class LivenessSweeper {
       await podLost(this.ctx, pod, 'the runner never came back');
     }
     for (const pod of await pods.podsPastDeadline(db, now - 5_000)) {
-      const changed = await pods.transitionPod(db, pod.id, ['running'], {
-        status: 'terminated',
-        desired_state: 'stop',
-        error_message: 'timeout',
-        finished_at: now,
-        updated_at: now,
-      });
-      if (changed) {
-        await this.ctx.wakeRunner?.(pod.runner_id);
-        await afterEnd(this.ctx, pod, 'terminated', 'timeout');
+      const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: 'timeout', finished_at: now, updated_at: now };
+      if (await pods.transitionPod(db, pod.id, ['running'], set)) {
+        await this.ctx.wakeRunner?.(pod.runner_id, pod.key);
+        await afterEnd(this.ctx, { ...pod, ...set });
       }
     }
     await sweepRuns(this.ctx);

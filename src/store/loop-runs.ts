@@ -7,6 +7,11 @@ export async function insertRun(db: Executor, run: Omit<LoopRunsTable, 'id'>): P
   return db.insertInto('loop_runs').values(run).returningAll().executeTakeFirstOrThrow();
 }
 
+export async function findRunsByIds(db: Executor, ids: readonly number[]): Promise<LoopRunRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('loop_runs').selectAll().where('id', 'in', ids).orderBy('id').execute();
+}
+
 export async function findRun(db: Executor, loopId: number, id: number): Promise<LoopRunRow | undefined> {
   return db.selectFrom('loop_runs').selectAll().where('loop_id', '=', loopId).where('id', '=', id).executeTakeFirst();
 }
@@ -37,14 +42,14 @@ export async function activeRuns(db: Executor, loopId: number, statuses: readonl
 }
 
 /** Moves a run only while it is in one of `from`; returns whether it moved. */
+/** Updates a run only while it is in one of `from`: the run as updated, or undefined (a state machine step). */
 export async function transitionRun(
   db: Executor,
   id: number,
   from: readonly RunStatus[],
   set: Partial<Omit<LoopRunsTable, 'id' | 'loop_id' | 'org_id'>>,
-): Promise<boolean> {
-  const result = await db.updateTable('loop_runs').set(set).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+): Promise<LoopRunRow | undefined> {
+  return db.updateTable('loop_runs').set(set).where('id', '=', id).where('status', 'in', from).returningAll().executeTakeFirst();
 }
 
 export async function updateRun(db: Executor, id: number, set: Partial<Omit<LoopRunsTable, 'id' | 'loop_id' | 'org_id'>>): Promise<void> {

@@ -54,10 +54,10 @@ export async function takeRunNumber(db: Executor, loopId: number): Promise<LoopR
     .executeTakeFirst();
 }
 
-/** Locks the loop row until commit (PostgreSQL; SQLite transactions are serialised anyway). */
-export async function lockLoop(db: Executor, kind: DatabaseKind, loopId: number): Promise<void> {
-  const query = db.selectFrom('loops').select('id').where('id', '=', loopId);
-  await (kind === 'postgres' ? query.forUpdate() : query).execute();
+/** Reads the loop row and locks it until commit (PostgreSQL; SQLite transactions are serialised anyway). */
+export async function lockLoop(db: Executor, kind: DatabaseKind, loopId: number): Promise<LoopRow | undefined> {
+  const query = db.selectFrom('loops').selectAll().where('id', '=', loopId);
+  return (kind === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function deleteLoop(db: Executor, id: number): Promise<void> {
@@ -76,8 +76,39 @@ export async function claimDueLoops(db: Executor, kind: DatabaseKind, now: numbe
     .where('status', '=', 'enabled')
     .where('next_run_at', '<=', now)
     .orderBy('next_run_at')
+    .orderBy('id')
     .limit(limit);
-  return kind === 'postgres' ? query.forUpdate().skipLocked().execute() : query.execute();
+  // FOR NO KEY UPDATE: strong enough against other claims and triggers (which update the row), but
+  // not in conflict with the key-share locks that inserting a run (its foreign key) takes.
+  return kind === 'postgres' ? query.forNoKeyUpdate().skipLocked().execute() : query.execute();
+}
+
+export async function findLoopsByIds(db: Executor, ids: readonly number[]): Promise<LoopRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('loops').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Where a loop's persistent sandbox lives now. */
+export async function setSandboxRunner(db: Executor, id: number, runnerId: number): Promise<void> {
+  await db.updateTable('loops').set({ sandbox_runner_id: runnerId }).where('id', '=', id).execute();
+}
+
+/** Moves a loop's next slot (no row returned: the cron pass sets it for every due loop). */
+export async function setNextRunAt(db: Executor, id: number, at: number | null): Promise<void> {
+  await db.updateTable('loops').set({ next_run_at: at }).where('id', '=', id).execute();
+}
+
+/** The earliest slot of any enabled loop (the scheduler sets a timer for it). */
+export async function earliestNextRunAt(db: Executor): Promise<number | null> {
+  const row = await db
+    .selectFrom('loops')
+    .select('next_run_at')
+    .where('status', '=', 'enabled')
+    .where('next_run_at', 'is not', null)
+    .orderBy('next_run_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.next_run_at ?? null;
 }
 
 export interface LoopStats {

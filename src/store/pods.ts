@@ -18,10 +18,6 @@ export async function findPod(db: Executor, orgId: number, key: string): Promise
   return db.selectFrom('pods').selectAll().where('org_id', '=', orgId).where('key', '=', key).executeTakeFirst();
 }
 
-export async function findPodById(db: Executor, id: number): Promise<PodRow | undefined> {
-  return db.selectFrom('pods').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 export async function findPodByKey(db: Executor, key: string): Promise<PodRow | undefined> {
   return db.selectFrom('pods').selectAll().where('key', '=', key).executeTakeFirst();
 }

@@ -386,7 +386,7 @@ describe('the local runner of `drover serve` (SQLite)', () => {
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('runs pods with the server’s credentials and nothing else of its environment; after kill -9 of the server, the restart ends the abandoned agent and fails its pod', async () => {
+  it('runs pods with the server’s credentials and nothing else of its environment; kill -9 of the server ends its local runner’s agents, and the restart fails the pod', async () => {
     const port = await freePort();
     const env = {
       ...database.env,
@@ -427,10 +427,11 @@ describe('the local runner of `drover serve` (SQLite)', () => {
     leftovers.add(agent);
     await c.waitStatus(long, ['running']);
     await server.kill9();
-    expect(processGone(agent)).toBe(false); // left behind by the dead server's runner
+    // The local runner is the server's child process: with its server gone it stops its pods (no
+    // agent is left running unwatched) and exits.
+    await waitFor(() => processGone(agent), { timeout: 15_000, what: 'the agent to be ended by the local runner of the dead server' });
 
     server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true, args: ['--port', String(port)] });
-    await waitFor(() => processGone(agent), { timeout: 5_000, what: 'the abandoned agent to be ended by the restarted local runner' });
     const failed = await c.waitStatus(long, ['failed', 'completed', 'terminated'], 10_000);
     expect(failed).toMatchObject({ status: 'failed' });
     expect(failed.error_message).toMatch(/no longer has this pod/);

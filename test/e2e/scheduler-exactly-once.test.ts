@@ -27,7 +27,7 @@ import { SecretBox } from '../../src/domain/secrets.ts';
 import { CronScheduler } from '../../src/scheduler/cron.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { insertOrg } from '../../src/store/orgs.ts';
-import { insertRunner } from '../../src/store/runners.ts';
+import { insertRun } from '../../src/store/loop-runs.ts';
 import { createTestDatabase, migrateWithRetry, type TestDatabase } from '../helpers/databases.ts';
 import { waitFor } from '../helpers/runner-process.ts';
 
@@ -183,37 +183,46 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
     expect(uniqueRejections.count).toBe(0);
 
     // Phase 2: minute 3, replica c is killed in the middle of its pass, then stopped and its store
-    // destroyed; a and b tick on through minutes 3 and 4. To stop c at a known point, the org gets an
-    // (offline) runner row whose lock the observer holds: c commits its first batch of 8 runs, then
-    // blocks in that batch's follow-up (startRun → launchPod locks the org's runner rows inside a
-    // transaction). There its connections are terminated by the database server, the remaining 42
-    // loops of the minute still unfired.
+    // destroyed; a and b tick on through minutes 3 and 4. To stop c at a known point, the observer
+    // holds an uncommitted insert of the run (9th loop, minute 3): c commits its first batch of 8
+    // runs (loops 1-8; claims go by next_run_at, then id), then, in its second batch, blocks on that
+    // row's unique (loop_id, scheduled_at) entry. There its connections are terminated by the
+    // database server, the remaining 42 loops of the minute still unfired, and the observer's insert
+    // is rolled back.
     const [a, b, c] = s.replicas;
     const cBeforeKill = c.recorded;
-    await insertRunner(s.observer.db, {
-      org_id: s.orgId,
-      name: 'never-online',
-      credential_hash: 'x',
-      status: 'offline',
-      version: '0',
-      os: 'linux',
-      arch: 'x64',
-      labels: '[]',
-      agents: '[]',
-      max_pods: 1,
-      connection_id: null,
-      last_heartbeat_at: null,
-      created_at: start,
-      updated_at: start,
-    });
     let unlock!: () => void;
     let locked!: () => void;
     const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const held = s.observer.db.transaction().execute(async (trx) => {
-      await sql`select id from runners where org_id = ${s.orgId} for update`.execute(trx);
-      locked();
-      await new Promise<void>((resolve) => (unlock = resolve));
-    });
+    const held = s.observer.db
+      .transaction()
+      .execute(async (trx) => {
+        await insertRun(trx, {
+          org_id: s.orgId,
+          loop_id: loopIds[8],
+          run_number: 1_000,
+          status: 'skipped',
+          trigger_type: 'cron',
+          variables: '{}',
+          resolved_prompt: null,
+          pod_key: null,
+          runner_id: null,
+          scheduled_at: slots[2],
+          started_at: null,
+          deadline_at: null,
+          finished_at: start,
+          error_message: 'held by the test',
+          callback_status: 'none',
+          created_at: start,
+          updated_at: start,
+        });
+        locked();
+        await new Promise<void>((resolve) => (unlock = resolve));
+        throw new Error('rolled back by the test');
+      })
+      .catch((error: Error) => {
+        if (error.message !== 'rolled back by the test') throw error;
+      });
     await isLocked;
     s.clock.now = slots[2] + 500;
     const countAt = async (slot: number) =>
@@ -228,7 +237,7 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
         const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name = ${c.name} and wait_event_type = 'Lock'`.execute(s.observer.db);
         return waiting.rows[0].n > 0;
       },
-      { timeout: 10_000, interval: 5, what: 'replica c to block on the runner lock' },
+      { timeout: 10_000, interval: 5, what: 'replica c to block on the held run' },
     );
     const before = await countAt(slots[2]);
     try {

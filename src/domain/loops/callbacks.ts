@@ -1,6 +1,6 @@
 import type { Executor } from '../../store/db.ts';
 import * as runs from '../../store/loop-runs.ts';
-import type { LoopRow } from '../../store/schema-loops.ts';
+import type { LoopRow, LoopRunRow } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { enqueueWebhook } from '../webhooks/outbox.ts';
 import { runRecord } from './records.ts';
@@ -11,10 +11,8 @@ export const RUN_FINISHED_EVENT = 'loop.run.finished';
  * A run ended (not skipped): queue its signed callback in the same transaction, so the
  * delivery is recorded exactly when the run's end is.
  */
-export async function announceRunEnd(trx: Executor, ctx: DomainContext, loop: LoopRow, runId: number): Promise<void> {
-  if (!loop.callback_url) return;
-  const run = await runs.findRunById(trx, runId);
-  if (!run || !ctx.secrets) return;
+export async function announceRunEnd(trx: Executor, ctx: DomainContext, loop: LoopRow, run: LoopRunRow): Promise<void> {
+  if (!loop.callback_url || !ctx.secrets) return;
   await enqueueWebhook(trx, ctx, {
     orgId: loop.org_id,
     url: loop.callback_url,

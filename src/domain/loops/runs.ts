@@ -3,12 +3,13 @@ import type { Executor } from '../../store/db.ts';
 import * as runs from '../../store/loop-runs.ts';
 import * as loops from '../../store/loops.ts';
 import { findOrgById } from '../../store/orgs.ts';
-import * as pods from '../../store/pods.ts';
 import type { LoopRow, LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
+import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
 import type { AgentfileLayer } from '../pods/agentfile.ts';
 import type { PodConfig } from '../pods/model.ts';
-import { launchPod, terminatePod } from '../pods/service.ts';
+import { launchPods, type LaunchRequest } from '../pods/launch.ts';
+import { terminatePod } from '../pods/service.ts';
 import { announceRunEnd } from './callbacks.ts';
 import { MAX_QUEUED_RUNS, SLOT_RUN_STATUSES } from './model.ts';
 import { missingVariablesError, renderTemplate } from './template.ts';
@@ -33,18 +34,18 @@ async function finishRun(
   errorMessage: string | null,
 ): Promise<LoopRunRow | null> {
   const now = ctx.now();
-  const moved = await runs.transitionRun(trx, run.id, from, {
+  // The run as moved, not `run`: that may predate startRun storing the pod_key, and a pod missed
+  // here would run on unowned.
+  const ended = await runs.transitionRun(trx, run.id, from, {
     status,
     error_message: errorMessage,
     finished_at: now,
     updated_at: now,
     callback_status: loop.callback_url ? 'pending' : 'none',
   });
-  if (!moved) return null;
-  await announceRunEnd(trx, ctx, loop, run.id);
-  // Read again after the move (the row is ours now): `run` may predate startRun storing the pod_key,
-  // and a pod missed here would run on unowned.
-  return (await runs.findRunById(trx, run.id)) ?? null;
+  if (!ended) return null;
+  await announceRunEnd(trx, ctx, loop, ended);
+  return ended;
 }
 
 /**
@@ -120,7 +121,7 @@ export async function recordRun(
     created_at: now,
     updated_at: now,
   });
-  if (status === 'failed') await announceRunEnd(trx, ctx, loop, run.id);
+  if (status === 'failed') await announceRunEnd(trx, ctx, loop, run);
   if (status === 'pending') after.start.push(run.id);
   return run;
 }
@@ -132,7 +133,7 @@ export async function carryOut(ctx: DomainContext, after: AfterCommit): Promise<
       // Already ended: nothing to stop.
     });
   }
-  for (const runId of after.start) await startRun(ctx, runId);
+  await startRuns(ctx, after.start);
 }
 
 export async function triggerRun(
@@ -159,54 +160,81 @@ function layerFor(loop: LoopRow, prompt: string): AgentfileLayer {
   };
 }
 
+/** How many runs get their pods in one launch (one transaction); between launches, other work gets its turn. */
+const START_CHUNK = 50;
+
 /**
- * Gives a pending run its pod. Without a free runner the run stays `pending` (within its
+ * Gives pending runs their pods. Without a free runner a run stays `pending` (within its
  * timeout) and the sweeper tries again; any other refusal fails the run.
  */
-export async function startRun(ctx: DomainContext, runId: number): Promise<void> {
+export async function startRuns(ctx: DomainContext, runIds: readonly number[]): Promise<void> {
+  for (let i = 0; i < runIds.length; i += START_CHUNK) {
+    // SQLite answers synchronously, so a burst of starts would otherwise run as one chain of
+    // microtasks and hold back every socket (runner reports, API requests) until its end.
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    await startChunk(ctx, runIds.slice(i, i + START_CHUNK));
+  }
+}
+
+async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promise<void> {
   const db = ctx.store.db;
-  const run = await runs.findRunById(db, runId);
-  if (!run || run.status !== 'pending' || run.pod_key !== null) return;
-  const loop = await loops.findLoopById(db, run.loop_id);
-  const org = loop && (await findOrgById(db, loop.org_id));
-  if (!loop || !org) return;
-  // Another starter (a sweeper, here or on another replica) got it first: one pod per run.
-  if (!(await runs.claimStart(db, run.id, run.updated_at, ctx.now()))) return;
+  const waiting = (await runs.findRunsByIds(db, runIds)).filter((run) => run.status === 'pending' && run.pod_key === null);
+  if (waiting.length === 0) return;
+  const loopsById = new Map((await loops.findLoopsByIds(db, [...new Set(waiting.map((r) => r.loop_id))])).map((l) => [l.id, l]));
+  const byOrg = new Map<number, { run: LoopRunRow; loop: LoopRow }[]>();
+  for (const run of waiting) {
+    const loop = loopsById.get(run.loop_id);
+    // Another starter (a sweeper, here or on another replica) got it first: one pod per run.
+    if (!loop || !(await runs.claimStart(db, run.id, run.updated_at, ctx.now()))) continue;
+    byOrg.set(loop.org_id, [...(byOrg.get(loop.org_id) ?? []), { run, loop }]);
+  }
+  for (const [orgId, group] of byOrg) {
+    const org = await findOrgById(db, orgId);
+    if (!org) continue;
+    const pods = await launchPods(ctx, org, group.map(({ run, loop }) => launchRequest(run, loop)));
+    for (const [i, { run, loop }] of group.entries()) await settleStart(ctx, run, loop, pods[i]);
+  }
+}
+
+/** A run's pod: the loop's agent, runner, rendered prompt and mode, with its sandbox and session. */
+function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
   const persistent = loop.sandbox_strategy === 'persistent';
-  try {
-    const pod = await launchPod(
-      ctx,
-      org,
-      { agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code', runner_id: loop.runner_id ?? undefined },
-      layerFor(loop, run.resolved_prompt ?? ''),
-      {
-        persistentKey: persistent ? `loop-${loop.id}` : null,
-        keepWorkspace: false,
-        resumeSessionId: loop.session_persistence ? loop.last_session_id : null,
-        preferRunnerId: persistent ? loop.sandbox_runner_id : null,
-        loopRunId: run.id,
-      },
-    );
-    const movedSandbox = persistent && loop.sandbox_runner_id !== pod.runner_id;
-    if (movedSandbox) await loops.updateLoop(db, loop.id, { sandbox_runner_id: pod.runner_id });
-    // Guarded: the run may have been cancelled or replaced while its pod was being placed (it had no
-    // pod_key then, so nobody terminated one); such a pod belongs to no active run and is stopped.
-    if (!(await runs.attachPod(db, run.id, pod.key, pod.runner_id, ctx.now(), false))) {
-      await terminatePod(ctx, org.id, pod.key, `run ${run.id} ended before its pod started`).catch(() => {
-        // Already ended (a pod that finished at once has ended its run itself).
-      });
-      return;
+  return {
+    input: { agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code', runner_id: loop.runner_id ?? undefined },
+    layer: layerFor(loop, run.resolved_prompt ?? ''),
+    extras: {
+      persistentKey: persistent ? `loop-${loop.id}` : null,
+      keepWorkspace: false,
+      resumeSessionId: loop.session_persistence ? loop.last_session_id : null,
+      preferRunnerId: persistent ? loop.sandbox_runner_id : null,
+      loopRunId: run.id,
+    },
+  };
+}
+
+/** Records what launching a run's pod came to: the pod, a wait for a runner, or the run's failure. */
+async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, pod: PodRow | AppError): Promise<void> {
+  const db = ctx.store.db;
+  if (pod instanceof AppError) {
+    if (pod.code === 'NO_AVAILABLE_RUNNER' || pod.code === 'RUNNER_UNAVAILABLE') {
+      await runs.updateRun(db, run.id, { error_message: `waiting for a runner: ${pod.message}`, updated_at: ctx.now() });
+    } else {
+      await endRun(ctx, run.id, ['pending'], 'failed', pod.message);
     }
-    if (movedSandbox && loop.sandbox_runner_id !== null) {
-      await runs.updateRun(db, run.id, { error_message: `runner ${loop.sandbox_runner_id} of the persistent sandbox was unavailable; a fresh workspace was used` });
-    }
-  } catch (error) {
-    if (error instanceof AppError && (error.code === 'NO_AVAILABLE_RUNNER' || error.code === 'RUNNER_UNAVAILABLE')) {
-      await runs.updateRun(db, run.id, { error_message: `waiting for a runner: ${error.message}`, updated_at: ctx.now() });
-      return;
-    }
-    const message = error instanceof AppError ? error.message : `starting the run failed: ${(error as Error).message}`;
-    await endRun(ctx, run.id, ['pending'], 'failed', message);
+    return;
+  }
+  const movedSandbox = loop.sandbox_strategy === 'persistent' && loop.sandbox_runner_id !== pod.runner_id;
+  if (movedSandbox) await loops.setSandboxRunner(db, loop.id, pod.runner_id);
+  // Guarded: the run may have been cancelled or replaced while its pod was being placed (it had no
+  // pod_key then, so nobody terminated one); such a pod belongs to no active run and is stopped.
+  if (!(await runs.attachPod(db, run.id, pod.key, pod.runner_id, ctx.now(), false))) {
+    await terminatePod(ctx, loop.org_id, pod.key, `run ${run.id} ended before its pod started`).catch(() => {
+      // Already ended (a pod that finished at once has ended its run itself).
+    });
+    return;
+  }
+  if (movedSandbox && loop.sandbox_runner_id !== null) {
+    await runs.updateRun(db, run.id, { error_message: `runner ${loop.sandbox_runner_id} of the persistent sandbox was unavailable; a fresh workspace was used` });
   }
 }
 
@@ -221,20 +249,19 @@ async function endRun(ctx: DomainContext, runId: number, from: readonly RunStatu
     if (ended?.pod_key && status !== 'completed' && status !== 'failed') {
       after.terminate.push({ orgId: loop.org_id, podKey: ended.pod_key, reason: `run ${status}` });
     }
-    if (ended) await promoteQueued(trx, ctx, loop.id, after);
+    if (ended) await promoteQueued(trx, ctx, loop, after);
     return ended !== null;
   });
   await carryOut(ctx, after);
   return moved;
 }
 
-/** Starts queued runs, oldest first, while the loop has free slots. */
-async function promoteQueued(trx: Executor, ctx: DomainContext, loopId: number, after: AfterCommit): Promise<void> {
-  const loop = await loops.findLoopById(trx, loopId);
+/** Starts queued runs, oldest first, while the loop (as read in this transaction) has free slots. */
+async function promoteQueued(trx: Executor, ctx: DomainContext, loop: LoopRow, after: AfterCommit): Promise<void> {
   // A disabled loop starts nothing: disable cancels its queue, and delete (which disables first)
   // cancels the queued runs after the running ones; promoting them would launch pods only to kill them.
-  if (!loop || loop.status === 'disabled') return;
-  const active = await runs.activeRuns(trx, loopId);
+  if (loop.status === 'disabled') return;
+  const active = await runs.activeRuns(trx, loop.id);
   let free = loop.max_concurrent_runs - active.filter((r) => SLOT_RUN_STATUSES.includes(r.status)).length;
   const now = ctx.now();
   for (const run of active.filter((r) => r.status === 'queued')) {
@@ -251,8 +278,8 @@ export async function startQueuedRuns(ctx: DomainContext, loopId: number): Promi
   const after: AfterCommit = { start: [], terminate: [] };
   await ctx.store.db.transaction().execute(async (trx) => {
     // The loop row is locked like a trigger locks it, so the slot count cannot race one.
-    await loops.lockLoop(trx, ctx.store.kind, loopId);
-    await promoteQueued(trx, ctx, loopId, after);
+    const loop = await loops.lockLoop(trx, ctx.store.kind, loopId);
+    if (loop) await promoteQueued(trx, ctx, loop, after);
   });
   await carryOut(ctx, after);
 }
@@ -274,11 +301,10 @@ export async function cancelRuns(ctx: DomainContext, loopId: number, statuses: r
 }
 
 /** A pod of a run started or ended: the run follows (contract §3, "Run ↔ pod"). */
-export async function followPod(ctx: DomainContext, podId: number): Promise<void> {
+export async function followPod(ctx: DomainContext, pod: PodRow): Promise<void> {
   const db = ctx.store.db;
-  const pod = await pods.findPodById(db, podId);
-  const runId = pod && (JSON.parse(pod.config) as PodConfig).loop_run_id;
-  if (!pod || !runId) return;
+  const runId = (JSON.parse(pod.config) as PodConfig).loop_run_id;
+  if (!runId) return;
   const now = ctx.now();
   if (pod.status === 'running') {
     // A pod its run does not own (the run ended meanwhile, or has another pod) has no one to stop it.
@@ -308,6 +334,6 @@ export async function sweepRuns(ctx: DomainContext): Promise<void> {
     const loop = await loops.findLoopById(db, run.loop_id);
     await endRun(ctx, run.id, ['pending', 'running'], 'timeout', `the run exceeded timeout_minutes (${loop?.timeout_minutes ?? '?'})`);
   }
-  for (const run of await runs.runsWaitingForPod(db, 50, ctx.now() - START_RETRY_MS)) await startRun(ctx, run.id);
+  await startRuns(ctx, (await runs.runsWaitingForPod(db, 50, ctx.now() - START_RETRY_MS)).map((run) => run.id));
 }
 

@@ -28,8 +28,20 @@ import { AppError, type ErrorDetail } from '../../errors.ts';
  * Either way time only moves forward: a slot is a real instant, never returned twice.
  */
 
+/** Parsed schedules by expression and zone: a burst of due loops shares a few, and parsing is most of a lookup's cost. */
+const parsed = new Map<string, Cron>();
+const MAX_PARSED = 1000;
+
 function schedule(expression: string, timezone: string): Cron {
-  return new Cron(expression, { timezone, paused: true, mode: '5-part', domAndDow: false, fixedTimeRule: 'no-wildcard' });
+  const key = `${timezone}\n${expression}`;
+  let cron = parsed.get(key);
+  if (!cron) {
+    cron = new Cron(expression, { timezone, paused: true, mode: '5-part', domAndDow: false, fixedTimeRule: 'no-wildcard' });
+    // Oldest out first; a cron that failed to parse threw above and is never kept.
+    if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value!);
+    parsed.set(key, cron);
+  }
+  return cron;
 }
 
 const NICKNAMES: Record<string, string> = {

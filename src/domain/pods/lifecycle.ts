@@ -1,7 +1,7 @@
 import { postSystemMessage } from '../channels/service.ts';
 import type { DomainContext } from '../context.ts';
 import * as pods from '../../store/pods.ts';
-import type { PodRow, PodStatus } from '../../store/schema-runners.ts';
+import type { PodRow } from '../../store/schema-runners.ts';
 import { ACTIVE_STATUSES, type PodConfig } from './model.ts';
 
 /**
@@ -32,58 +32,52 @@ export async function podStarted(ctx: DomainContext, runnerId: number, key: stri
   const now = ctx.now();
   const minutes = (JSON.parse(pod.config) as PodConfig).pod_timeout_minutes;
   const startedAt = pod.started_at ?? now;
-  const changed = await pods.transitionPod(ctx.store.db, pod.id, ['initializing'], {
-    status: 'running',
-    started_at: startedAt,
-    deadline_at: minutes ? startedAt + minutes * 60_000 : null,
-    updated_at: now,
-  });
+  const set = { status: 'running' as const, started_at: startedAt, deadline_at: minutes ? startedAt + minutes * 60_000 : null, updated_at: now };
+  const changed = await pods.transitionPod(ctx.store.db, pod.id, ['initializing'], set);
   if (!changed) return;
   await tellChannel(ctx, pod, `Pod ${pod.key} (${pod.agent_slug}) started.`);
-  await ctx.podChanged?.(pod.id);
+  await ctx.podChanged?.({ ...pod, ...set });
 }
 
 export async function podFinished(ctx: DomainContext, runnerId: number, result: PodOutcome): Promise<void> {
   const pod = await pods.findPodByKey(ctx.store.db, result.key);
   if (!pod || pod.runner_id !== runnerId) return;
   const now = ctx.now();
-  const status: PodStatus = result.outcome;
-  const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, {
-    status,
-    desired_state: 'stop',
+  const set = {
+    status: result.outcome,
+    desired_state: 'stop' as const,
     exit_code: result.exit_code,
     error_message: result.error_message,
     session_id: result.session_id,
     finished_at: now,
     updated_at: now,
-  });
+  };
+  const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, set);
   if (!changed) {
     // Already ended on the server (terminated through the API, timed out): keep its status, add what the runner knows.
     await pods.updatePod(ctx.store.db, pod.id, { exit_code: pod.exit_code ?? result.exit_code, session_id: pod.session_id ?? result.session_id, updated_at: now });
     return;
   }
-  await afterEnd(ctx, pod, status, result.error_message);
+  await afterEnd(ctx, { ...pod, ...set });
 }
 
 /** The runner came back without a pod it should have, or never came back: the pod failed. */
 export async function podLost(ctx: DomainContext, pod: PodRow, reason: string): Promise<void> {
   const now = ctx.now();
-  const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, {
-    status: 'failed',
-    desired_state: 'stop',
-    error_message: reason,
-    finished_at: now,
-    updated_at: now,
-  });
-  if (changed) await afterEnd(ctx, pod, 'failed', reason);
+  const set = { status: 'failed' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
+  const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, set);
+  if (changed) await afterEnd(ctx, { ...pod, ...set });
 }
 
 export async function podBackFromOrphan(ctx: DomainContext, pod: PodRow): Promise<void> {
   await pods.transitionPod(ctx.store.db, pod.id, ['orphaned'], { status: pod.started_at === null ? 'initializing' : 'running', updated_at: ctx.now() });
 }
 
-/** Ended by the server (terminate, timeout): the channel hears of it and followers (loops) are told. */
-export async function afterEnd(ctx: DomainContext, pod: PodRow, status: PodStatus, detail: string | null): Promise<void> {
-  await tellChannel(ctx, pod, `Pod ${pod.key} ${status}${detail ? `: ${detail}` : ''}.`);
-  await ctx.podChanged?.(pod.id);
+/**
+ * A pod has ended (`pod` as it is stored now, ended): its channel hears of it and followers (loops)
+ * are told.
+ */
+export async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
+  await tellChannel(ctx, pod, `Pod ${pod.key} ${pod.status}${pod.error_message ? `: ${pod.error_message}` : ''}.`);
+  await ctx.podChanged?.(pod);
 }

@@ -4,6 +4,7 @@ import { findOrgById } from '../../store/orgs.ts';
 import * as repositories from '../../store/repositories.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
+import { isBuiltinAgent } from './agents.ts';
 import type { PodConfig } from './model.ts';
 
 /** What the runner needs to start a pod, built from its stored row (on any replica, at any time). */
@@ -11,7 +12,7 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, apiUrl: string): 
   const db = ctx.store.db;
   const config = JSON.parse(pod.config) as PodConfig;
   const org = await findOrgById(db, pod.org_id);
-  const custom = await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
+  const custom = isBuiltinAgent(pod.agent_slug) ? undefined : await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
   const repo = pod.repository_id === null ? undefined : await repositories.findRepository(db, pod.org_id, pod.repository_id);
   const secrets = ctx.secrets;
   if (!secrets) throw new Error('building a pod spec needs the secret box');

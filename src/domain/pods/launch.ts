@@ -1,0 +1,216 @@
+import { AppError, invalid } from '../../errors.ts';
+import * as channels from '../../store/channels.ts';
+import * as customAgents from '../../store/custom-agents.ts';
+import type { Executor } from '../../store/db.ts';
+import * as pods from '../../store/pods.ts';
+import * as repositories from '../../store/repositories.ts';
+import * as runners from '../../store/runners.ts';
+import type { RunnerWithCount } from '../../store/runners.ts';
+import type { PodRow, PodsTable } from '../../store/schema-runners.ts';
+import type { OrgRow } from '../../store/schema.ts';
+import { findTicketBySlug } from '../../store/tickets.ts';
+import { hashSecret } from '../auth/keys.ts';
+import type { DomainContext } from '../context.ts';
+import { isAvailable, pickRunner } from '../runners/selection.ts';
+import { canonicalSlug } from '../tickets/model.ts';
+import { agentfileError, type AgentfileLayer, type AgentfileLines } from './agentfile.ts';
+import { isBuiltinAgent } from './agents.ts';
+import { DEFAULT_ITERATION_TIMEOUT_SEC, DEFAULT_MAX_ITERATIONS, POD_TOKEN_PREFIX_LENGTH, newPodKey, newPodToken, type PodConfig } from './model.ts';
+
+/** The API's fields of a new pod (POST /pods), the agentfile text aside. */
+export interface PodInput {
+  agent_slug: string;
+  runner_id?: number;
+  ticket_slug?: string;
+  alias?: string;
+}
+
+/** What loops add on top of the API's fields. */
+export interface PodExtras {
+  persistentKey?: string | null;
+  keepWorkspace?: boolean;
+  resumeSessionId?: string | null;
+  /** Use this runner when it is available (a persistent sandbox lives there), else any runner. */
+  preferRunnerId?: number | null;
+  loopRunId?: number | null;
+}
+
+export interface LaunchRequest {
+  input: PodInput;
+  layer: AgentfileLayer;
+  extras?: PodExtras;
+  /** Where each directive stood in the agentfile text, so reference errors can name the line. */
+  lines?: AgentfileLines;
+}
+
+/** A pod ready to be placed: every column but its runner. */
+type Unplaced = Omit<PodsTable, 'id' | 'runner_id' | 'created_at' | 'updated_at'>;
+
+/**
+ * Validates, places and records pods of one organization, and wakes their runners: each request
+ * gets its pod or the AppError that refused it (an unknown reference, no runner free). They are
+ * placed and recorded in one transaction, against one reading of the runners' loads, so a burst
+ * (a cron slot firing hundreds of loops) costs one commit, not one per pod.
+ */
+export async function launchPods(ctx: DomainContext, org: OrgRow, requests: LaunchRequest[]): Promise<(PodRow | AppError)[]> {
+  const references = new References(ctx.store.db, org.id);
+  const prepared: (Unplaced | AppError)[] = [];
+  for (const request of requests) {
+    try {
+      prepared.push(await unplacedPod(ctx, org, request, references));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      prepared.push(error);
+    }
+  }
+  if (prepared.every((p) => p instanceof AppError)) return prepared as AppError[];
+
+  const results = await ctx.store.db.transaction().execute(async (trx) => {
+    await runners.lockRunners(trx, ctx.store.kind, org.id);
+    const candidates = await runners.listRunners(trx, org.id);
+    const now = ctx.now();
+    const placed: (PodRow | AppError)[] = [];
+    for (const [i, pod] of prepared.entries()) {
+      if (pod instanceof AppError) {
+        placed.push(pod);
+        continue;
+      }
+      const { input, extras } = requests[i];
+      const runner = place(candidates, input.agent_slug, input.runner_id, extras?.preferRunnerId ?? null, now);
+      if (runner instanceof AppError) {
+        placed.push(runner);
+        continue;
+      }
+      runner.pod_count++;
+      placed.push(await pods.insertPod(trx, { ...pod, runner_id: runner.id, created_at: now, updated_at: now }));
+    }
+    return placed;
+  });
+  for (const pod of results) if (!(pod instanceof AppError)) await ctx.wakeRunner?.(pod.runner_id, pod.key);
+  return results;
+}
+
+/** One pod (POST /pods); its refusal is thrown. */
+export async function launchPod(ctx: DomainContext, org: OrgRow, request: LaunchRequest): Promise<PodRow> {
+  const [result] = await launchPods(ctx, org, [request]);
+  if (result instanceof AppError) throw result;
+  return result;
+}
+
+async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchRequest, references: References): Promise<Unplaced> {
+  const { input, layer, extras = {}, lines = {} } = request;
+  if (!isBuiltinAgent(input.agent_slug) && !(await references.customAgentExists(input.agent_slug))) {
+    throw invalid('/agent_slug', `"${input.agent_slug}" is neither a built-in agent nor a custom agent of this organization`);
+  }
+  const repository = await references.repository(layer, lines);
+  const channelId = layer.config.channel_id ?? null;
+  if (channelId !== null && !(await references.channelExists(channelId))) {
+    throw agentfileError(lines['CONFIG channel_id'] ?? null, `CONFIG channel_id ${channelId} is not a channel of this organization`);
+  }
+  let ticketSlug: string | null = null;
+  if (input.ticket_slug !== undefined) {
+    const ticket = await findTicketBySlug(ctx.store.db, org.id, canonicalSlug(input.ticket_slug));
+    if (!ticket) throw invalid('/ticket_slug', 'must be the slug of a ticket of this organization');
+    ticketSlug = ticket.slug;
+  }
+  const config: PodConfig = {
+    model: layer.config.model ?? null,
+    max_turns: layer.config.max_turns ?? null,
+    pod_timeout_minutes: layer.config.pod_timeout_minutes ?? null,
+    auto_close: layer.config.auto_close ?? true,
+    sandbox_type: layer.config.sandbox_type ?? null,
+    max_iterations: layer.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+    iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
+    permission_mode: layer.config.permission_mode ?? null,
+    persistent_key: extras.persistentKey ?? null,
+    keep_workspace: extras.keepWorkspace ?? false,
+    resume_session_id: extras.resumeSessionId ?? null,
+    loop_run_id: extras.loopRunId ?? null,
+  };
+  const secrets = ctx.secrets;
+  if (!secrets) throw new Error('creating pods needs the secret box (DomainContext.secrets)');
+  const token = newPodToken();
+  return {
+    org_id: org.id,
+    key: newPodKey(),
+    agent_slug: input.agent_slug,
+    status: 'initializing',
+    desired_state: 'run',
+    prompt: layer.prompt ?? '',
+    mode: layer.mode,
+    config: JSON.stringify(config),
+    repository_id: repository?.id ?? null,
+    branch: layer.branch,
+    ticket_slug: ticketSlug,
+    channel_id: channelId,
+    alias: input.alias ?? null,
+    credentials: JSON.stringify(layer.credentials),
+    token_prefix: token.slice(0, POD_TOKEN_PREFIX_LENGTH),
+    token_hash: hashSecret(token),
+    token_encrypted: secrets.encrypt(token),
+    error_message: null,
+    exit_code: null,
+    session_id: null,
+    started_at: null,
+    deadline_at: null,
+    finished_at: null,
+  };
+}
+
+/** The runner for a pod (contract §4, Create), among the org's runners as loaded by this placement. */
+function place(
+  candidates: RunnerWithCount[],
+  agentSlug: string,
+  runnerId: number | undefined,
+  preferRunnerId: number | null,
+  now: number,
+): RunnerWithCount | AppError {
+  if (runnerId !== undefined) {
+    const runner = candidates.find((r) => r.id === runnerId);
+    if (!runner) return invalid('/runner_id', 'must be the id of a runner of this organization');
+    const why = isAvailable(runner, agentSlug, now);
+    return why === null ? runner : new AppError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot take this pod: ${why}`);
+  }
+  const preferred = candidates.find((r) => r.id === preferRunnerId);
+  if (preferred && isAvailable(preferred, agentSlug, now) === null) return preferred;
+  return pickRunner(candidates, agentSlug, now) ?? new AppError('NO_AVAILABLE_RUNNER', `no online runner with free capacity has the agent "${agentSlug}"`);
+}
+
+/** The org's custom agents, repositories and channels that pods name, each looked up once per launch. */
+class References {
+  private readonly memo = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly db: Executor,
+    private readonly orgId: number,
+  ) {}
+
+  private once<T>(key: string, load: () => Promise<T>): Promise<T> {
+    let found = this.memo.get(key) as Promise<T> | undefined;
+    if (!found) {
+      found = load();
+      this.memo.set(key, found);
+    }
+    return found;
+  }
+
+  customAgentExists(slug: string): Promise<boolean> {
+    return this.once(`agent ${slug}`, async () => (await customAgents.findCustomAgent(this.db, this.orgId, slug)) !== undefined);
+  }
+
+  channelExists(id: number): Promise<boolean> {
+    return this.once(`channel ${id}`, async () => (await channels.findChannel(this.db, this.orgId, id)) !== undefined);
+  }
+
+  async repository(layer: AgentfileLayer, lines: AgentfileLines) {
+    const named = layer.repo;
+    if (!named) return null;
+    const repo = await this.once(`repo ${JSON.stringify(named)}`, () =>
+      'id' in named ? repositories.findRepository(this.db, this.orgId, named.id) : repositories.findRepositoryByName(this.db, this.orgId, named.name),
+    );
+    if (!repo) {
+      throw agentfileError(lines.REPO ?? null, `REPO names no repository of this organization (${'id' in named ? `id ${named.id}` : `"${named.name}"`})`);
+    }
+    return repo;
+  }
+}

@@ -1,0 +1,89 @@
+// The runner's process launcher: a small Node process that starts agent processes for the runner
+// (src/runner/launcher.ts) and reports on them over its IPC channel.
+//
+// Why a process of its own, in plain JavaScript: starting a process from Node forks the caller,
+// and a fork costs in proportion to the caller's memory (page tables, copy-on-write faults). The
+// runner, and `drover serve` with its local runner, are large processes (the TypeScript loader
+// alone adds ~40 MB); forking from them took 5-10 ms per agent and blocked their event loop
+// meanwhile. Forked from this ~40 MB process, which loads nothing but Node's own modules, a start
+// costs a fraction of that and never stalls the runner's socket or the API.
+//
+// Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin}
+// Messages out: {t: 'spawned', id, pid} (pid null if the program could not be started),
+//               {t: 'out', id, text}, {t: 'done', id, code, signal, spawnError}
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+
+/** After the agent exits, how long a grandchild may hold its output pipes open before its group is killed. */
+const DRAIN_AFTER_EXIT_MS = 2000;
+
+const send = (message) => {
+  if (process.connected) process.send(message);
+};
+
+function notFound(command, error) {
+  return error.code === 'ENOENT' ? `the program "${command}" was not found on the runner's PATH` : error.message;
+}
+
+function start({ id, command, args, cwd, env, stdin }) {
+  let child;
+  try {
+    // No stdin text: /dev/null, not an (ended) pipe. Node's pipes are socketpairs, and bash run
+    // with a socket on stdin takes itself for an rsh/ssh session and sources ~/.bashrc of the
+    // runner's user (which would bring the runner's own environment into the shell agent).
+    child = spawn(command, args, { cwd, env, detached: true, stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  } catch (error) {
+    send({ t: 'spawned', id, pid: null });
+    send({ t: 'done', id, code: null, signal: null, spawnError: notFound(command, error) });
+    return;
+  }
+  send({ t: 'spawned', id, pid: child.pid ?? null });
+
+  // One decoder per stream: a multi-byte character split across two reads stays one character.
+  for (const stream of [child.stdout, child.stderr]) {
+    const decoder = new StringDecoder('utf8');
+    stream.on('data', (chunk) => {
+      const text = decoder.write(chunk);
+      if (text) send({ t: 'out', id, text });
+    });
+    stream.on('end', () => {
+      const rest = decoder.end();
+      if (rest) send({ t: 'out', id, text: rest });
+    });
+  }
+  child.stdin?.on('error', () => {});
+  if (stdin !== null) child.stdin?.end(stdin);
+
+  let spawnError = null;
+  let finished = false;
+  const finish = (code, signal) => {
+    if (finished) return;
+    finished = true;
+    send({ t: 'done', id, code, signal, spawnError });
+  };
+  child.once('error', (error) => {
+    spawnError = notFound(command, error);
+    if (child.pid === undefined) finish(null, null);
+  });
+  child.once('close', finish);
+  // A leftover grandchild can hold the output pipes open after the agent exits: give the streams
+  // a moment to drain, then end the group and report the agent's own exit.
+  child.once('exit', (code, signal) => {
+    setTimeout(() => {
+      if (finished) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is already gone.
+      }
+      finish(code, signal);
+    }, DRAIN_AFTER_EXIT_MS).unref();
+  });
+}
+
+process.on('message', (message) => {
+  if (message && message.t === 'spawn') start(message);
+});
+// The runner is gone: nobody is left to report to. The agents run in process groups of their own
+// and are left as the runner left them (a restarted runner ends abandoned agents).
+process.on('disconnect', () => process.exit(0));
