@@ -39,12 +39,12 @@ export function makeTempDir(label: string): string {
 
 /**
  * Agents run in process groups of their own (detached), so a runner that is SIGKILLed leaves them
- * behind. The runners record each agent's group leader in `<work dir>/agents/<pod key>.pid`; this
- * kills those groups, but only when the leader still runs inside `dir` (its cwd), so nothing that
- * is not ours is ever signalled.
+ * behind. The runners record each agent's group leader in `<work dir>/agents.journal` (`<pid>
+ * <pod key>` lines); this kills those groups, but only when the leader still runs inside `dir`
+ * (its cwd), so nothing that is not ours is ever signalled.
  */
 function killAgentGroups(dir: string): void {
-  const pidFiles: string[] = [];
+  const pids: number[] = [];
   const walk = (d: string, depth: number) => {
     if (depth > 4) return;
     let entries: fs.Dirent[];
@@ -54,16 +54,17 @@ function killAgentGroups(dir: string): void {
       return;
     }
     for (const e of entries) {
-      if (!e.isDirectory()) continue;
       const full = path.join(d, e.name);
-      if (e.name === 'agents') {
-        for (const f of fs.readdirSync(full)) if (f.endsWith('.pid')) pidFiles.push(path.join(full, f));
-      } else if (e.name !== 'pods' && e.name !== 'persistent') walk(full, depth + 1);
+      if (e.isFile() && e.name === 'agents.journal') {
+        for (const line of fs.readFileSync(full, 'utf8').split('\n')) {
+          const started = /^(\d+) /.exec(line);
+          if (started) pids.push(Number(started[1]));
+        }
+      } else if (e.isDirectory() && e.name !== 'pods' && e.name !== 'persistent') walk(full, depth + 1);
     }
   };
   walk(dir, 0);
-  for (const file of pidFiles) {
-    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+  for (const pid of pids) {
     if (!Number.isInteger(pid) || pid <= 1) continue;
     let cwd: string;
     try {

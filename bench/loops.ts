@@ -190,7 +190,7 @@ async function cronFanOut(): Promise<Row[]> {
           },
           { name: '(a) cron slot → pod running p99', value: ms(latency.p99), target: '< 2 s', pass: missing === 0 && latency.p99 < 2000 },
           { name: '(a) cron slot → pod running p90 / max / min', value: `${ms(latency.p90)} / ${ms(latency.max)} / ${ms(latency.min)}` },
-          { name: '(a) breakdown p50 / p99: cron pick-up (run created − slot)', value: `${ms(pickup.p50)} / ${ms(pickup.p99)}` },
+          { name: '(a) breakdown min / p50 / p99: cron pick-up (run created − slot)', value: `${ms(pickup.min)} / ${ms(pickup.p50)} / ${ms(pickup.p99)}` },
           { name: '(a) breakdown p50 / p99: launch (pod created − run created)', value: `${ms(launch.p50)} / ${ms(launch.p99)}` },
           { name: '(a) breakdown p50 / p99: runner start (pod running − pod created)', value: `${ms(runnerStart.p50)} / ${ms(runnerStart.p99)}` },
           {

@@ -83,7 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     now: options.now ?? Date.now,
     secrets: options.secrets,
     providerTimeoutMs: options.providerTimeoutMs,
-    wakeRunner: (runnerId, podKey) => gateway.wake(runnerId, podKey),
+    wakeRunner: (runnerId, pod) => gateway.wake(runnerId, pod),
     podChanged: (pod) => followPod(ctx, pod),
     defaultAgent: options.defaultAgent,
   };

@@ -15,9 +15,9 @@ export interface DomainContext {
   readonly providerTimeoutMs?: number;
   /**
    * Asks whichever replica holds the runner's socket to bring it to the stored desired state now:
-   * all of it, or, with a pod key, that one pod (placed on the runner, or to be stopped).
+   * all of it, or, with a pod (as just stored), that one pod (placed on the runner, or to be stopped).
    */
-  readonly wakeRunner?: (runnerId: number, podKey?: string) => Promise<void>;
+  readonly wakeRunner?: (runnerId: number, pod?: PodRow) => Promise<void>;
   /** The agent of loops that name none (DROVER_DEFAULT_AGENT, default `claude-code`). */
   readonly defaultAgent?: string;
   /**

@@ -5,6 +5,7 @@ import type { DomainContext } from '../domain/context.ts';
 import { podBackFromOrphan, podFinished, podLost, podStarted } from '../domain/pods/lifecycle.ts';
 import { ACTIVE_STATUSES } from '../domain/pods/model.ts';
 import { podSpec } from '../domain/pods/spec.ts';
+import { findOrgById } from '../store/orgs.ts';
 import * as pods from '../store/pods.ts';
 import { appendPodOutput } from '../store/pod-output.ts';
 import * as runners from '../store/runners.ts';
@@ -25,17 +26,17 @@ export class RunnerGateway {
     private readonly apiUrl: () => string,
     private readonly log: FastifyBaseLogger,
   ) {
-    notifier.subscribe((runnerId, podKey) => {
+    notifier.subscribe((runnerId, pod) => {
       const link = this.links.get(runnerId);
       if (!link) return;
-      if (podKey) void link.settlePod(podKey);
+      if (pod) void link.settlePod(pod);
       else void link.reconcile(null);
     });
   }
 
-  /** Asks whichever replica holds the runner to reconcile it now (or just the pod named). */
-  wake = async (runnerId: number, podKey?: string): Promise<void> => {
-    await this.notifier.publish(runnerId, podKey);
+  /** Asks whichever replica holds the runner to reconcile it now (or just the pod given). */
+  wake = async (runnerId: number, pod?: PodRow): Promise<void> => {
+    await this.notifier.publish(runnerId, pod);
   };
 
   attach(socket: WebSocket, runner: RunnerRow): void {
@@ -71,6 +72,7 @@ class RunnerLink {
   private draining = false;
   /** A notification's reconcile that is queued and has not started yet. */
   private wokenReconcile: Promise<void> | null = null;
+  private orgSlugRead: Promise<string> | null = null;
 
   constructor(
     private readonly ctx: DomainContext,
@@ -196,15 +198,15 @@ class RunnerLink {
    * Settles one pod named by a notification (placed on this runner, or to be stopped): a burst of
    * N new pods costs N small reads, not N reads of every pod of the runner.
    */
-  settlePod(key: string): Promise<void> {
+  settlePod(podOrKey: PodRow | string): Promise<void> {
     return new Promise((resolve) =>
       this.enqueue(async () => {
         try {
           if (!this.greeted) return;
-          const pod = await pods.findPodByKey(this.ctx.store.db, key);
+          const pod = typeof podOrKey === 'string' ? await pods.findPodByKey(this.ctx.store.db, podOrKey) : podOrKey;
           if (!pod || pod.runner_id !== this.runner.id) return;
           if (pod.desired_state === 'run' && ACTIVE_STATUSES.includes(pod.status)) await this.settleDesired(pod, null);
-          else this.stopIfKnown(key, null);
+          else this.stopIfKnown(pod.key, null);
         } finally {
           resolve();
         }
@@ -237,10 +239,16 @@ class RunnerLink {
       if (sentAt !== undefined && Date.now() - sentAt < HEARTBEAT_INTERVAL_MS) return;
       this.known.add(pod.key);
       this.startSentAt.set(pod.key, Date.now());
-      this.send({ type: 'start_pod', pod: await podSpec(this.ctx, pod, this.apiUrl()) });
+      this.send({ type: 'start_pod', pod: await podSpec(this.ctx, pod, await this.orgSlug(), this.apiUrl()) });
     } else if (report) {
       await podLost(this.ctx, pod, 'the runner no longer has this pod (it restarted or lost the process)');
     }
+  }
+
+  /** The slug of the runner's organization (its pods' `DROVER_ORG`), read once. */
+  private orgSlug(): Promise<string> {
+    this.orgSlugRead ??= findOrgById(this.ctx.store.db, this.runner.org_id).then((org) => org?.slug ?? '');
+    return this.orgSlugRead;
   }
 
   /** A pod that should not run here: the runner is told to stop it if it has it. */

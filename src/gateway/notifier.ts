@@ -1,20 +1,22 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Store } from '../store/db.ts';
+import type { PodRow } from '../store/schema-runners.ts';
 import { notify } from '../store/notify.ts';
 
 /**
  * "Runner N has work": tells whichever replica holds runner N's socket to reconcile it now, or,
- * with a pod key, to settle just that pod (a pod placed on it or stopped). A lost notification
- * only delays the work until the runner's next heartbeat (10 s), which reconciles everything.
+ * with a pod, to settle just that pod (a pod placed on it or stopped). A lost notification only
+ * delays the work until the runner's next heartbeat (10 s), which reconciles everything.
  */
 export interface RunnerNotifier {
-  publish(runnerId: number, podKey?: string): Promise<void>;
+  publish(runnerId: number, pod?: PodRow): Promise<void>;
   subscribe(handler: RunnerWorkHandler): void;
   close(): Promise<void>;
 }
 
-export type RunnerWorkHandler = (runnerId: number, podKey: string | null) => void;
+/** The pod as it was stored when published (in one process), or its key (across replicas), or null for all. */
+export type RunnerWorkHandler = (runnerId: number, pod: PodRow | string | null) => void;
 
 /** The NOTIFY payload: `<runner id>` or `<runner id> <pod key>` (pod keys hold no spaces). */
 const encodeWork = (runnerId: number, podKey?: string) => (podKey ? `${runnerId} ${podKey}` : String(runnerId));
@@ -28,8 +30,8 @@ function decodeWork(payload: string): [number, string | null] | null {
 /** One process (SQLite): an event emitter. */
 export class InProcessNotifier implements RunnerNotifier {
   private readonly events = new EventEmitter();
-  async publish(runnerId: number, podKey?: string): Promise<void> {
-    this.events.emit('work', runnerId, podKey ?? null);
+  async publish(runnerId: number, pod?: PodRow): Promise<void> {
+    this.events.emit('work', runnerId, pod ?? null);
   }
   subscribe(handler: RunnerWorkHandler): void {
     this.events.on('work', handler);
@@ -72,8 +74,8 @@ export class PostgresNotifier implements RunnerNotifier {
     this.client = client;
   }
 
-  async publish(runnerId: number, podKey?: string): Promise<void> {
-    await notify(this.store.db, this.channel, encodeWork(runnerId, podKey));
+  async publish(runnerId: number, pod?: PodRow): Promise<void> {
+    await notify(this.store.db, this.channel, encodeWork(runnerId, pod?.key));
   }
 
   subscribe(handler: RunnerWorkHandler): void {

@@ -5,6 +5,7 @@ import { agentEnvironment } from './agents/environment.ts';
 import type { BuiltinAgentSlug } from './agents/builtin.ts';
 import { buildInvocation, type AgentSpec } from './agents/invocation.ts';
 import { extractSessionId } from './agents/session.ts';
+import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, type ProcessResult } from './process-group.ts';
 import { WorkspaceError, WorkspaceManager } from './workspaces.ts';
@@ -48,11 +49,13 @@ export class PodSupervisor {
   private readonly pods = new Map<string, RunningPod>();
   private readonly workspaces: WorkspaceManager;
   private readonly launcher = new ProcessLauncher();
+  private readonly journal: AgentJournal;
   private readonly killGraceMs: number;
   private readonly flushMs: number;
 
   constructor(private readonly options: SupervisorOptions) {
     this.workspaces = new WorkspaceManager(options.workDir);
+    this.journal = new AgentJournal(path.join(options.workDir, 'agents.journal'));
     this.killGraceMs = options.killGraceMs ?? 10_000;
     this.flushMs = options.outputFlushMs ?? 200;
   }
@@ -71,51 +74,31 @@ export class PodSupervisor {
 
   /**
    * After a crash of the runner (kill -9, OOM): its agents, in process groups of their own, were
-   * left running. Ends them (SIGKILL to each group recorded under <work dir>/agents), then
+   * left running. Ends them (SIGKILL to each group its agent journal lists as running), then
    * removes the pod workspaces left behind (none of them can be running now).
    */
   private async sweepWorkspaces(): Promise<void> {
-    this.killAbandonedAgents();
+    for (const { pid, podKey } of this.journal.open()) {
+      if (this.pods.has(podKey) || !abandonedGroupOf(pid, podKey)) continue;
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
     await this.workspaces.sweep(this.pods.keys());
   }
 
   /** Cleans up after an earlier run of the runner and readies the process launcher. */
   async open(): Promise<void> {
     await this.sweepWorkspaces();
-    fs.mkdirSync(this.agentsDir, { recursive: true });
     this.launcher.start();
   }
 
   /** After the pods have ended: stops the process launcher. */
   async close(): Promise<void> {
     await this.launcher.close();
-  }
-
-  private get agentsDir(): string {
-    return path.join(this.options.workDir, 'agents');
-  }
-
-  private killAbandonedAgents(): void {
-    let names: string[];
-    try {
-      names = fs.readdirSync(this.agentsDir);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const key = name.replace(/\.pid$/, '');
-      if (this.pods.has(key)) continue;
-      const file = path.join(this.agentsDir, name);
-      const pid = Number(fs.readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 1 && abandonedGroupOf(pid, key)) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // gone meanwhile
-        }
-      }
-      fs.rmSync(file, { force: true });
-    }
+    this.journal.close();
   }
 
   /** Starts a pod unless it is already here (start requests may repeat). */
@@ -200,7 +183,8 @@ export class PodSupervisor {
     } finally {
       // auto_close false keeps the workspace while the pod stays up (the wait above), not after
       // it was terminated: nothing would ever remove it then.
-      await this.workspaces.release(spec.key, { keep: spec.keep_workspace }).catch(() => {});
+      // A persistent workspace outlives the pod; release only removes pod workspaces.
+      if (!spec.persistent_key) await this.workspaces.release(spec.key, { keep: spec.keep_workspace }).catch(() => {});
     }
   }
 
@@ -292,15 +276,14 @@ export class PodSupervisor {
       onOutput: (text) => this.collect(pod, text),
     });
     pod.process = child;
-    const pidFile = path.join(this.agentsDir, `${spec.key}.pid`);
-    if (child.pid !== undefined) fs.writeFileSync(pidFile, `${child.pid}\n`);
+    if (child.pid !== undefined) this.journal.started(child.pid, spec.key);
     if (pod.stopReason) child.stop(this.killGraceMs);
     if (pod.state === 'preparing' && child.pid !== undefined) {
       pod.state = 'running';
       this.options.hooks.started(spec.key);
     }
     const result = await child.done;
-    fs.rmSync(pidFile, { force: true });
+    if (child.pid !== undefined) this.journal.ended(child.pid);
     pod.process = null;
     return result;
   }

@@ -67,8 +67,9 @@ export class LivenessSweeper {
     for (const pod of await pods.podsPastDeadline(db, now - 5_000)) {
       const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: 'timeout', finished_at: now, updated_at: now };
       if (await pods.transitionPod(db, pod.id, ['running'], set)) {
-        await this.ctx.wakeRunner?.(pod.runner_id, pod.key);
-        await afterEnd(this.ctx, { ...pod, ...set });
+        const ended = { ...pod, ...set };
+        await this.ctx.wakeRunner?.(pod.runner_id, ended);
+        await afterEnd(this.ctx, ended);
       }
     }
     await sweepRuns(this.ctx);

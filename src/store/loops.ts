@@ -88,6 +88,11 @@ export async function findLoopsByIds(db: Executor, ids: readonly number[]): Prom
   return db.selectFrom('loops').selectAll().where('id', 'in', ids).execute();
 }
 
+/** The agent session the loop's next run continues (session_persistence). */
+export async function setLastSession(db: Executor, id: number, sessionId: string): Promise<void> {
+  await db.updateTable('loops').set({ last_session_id: sessionId }).where('id', '=', id).execute();
+}
+
 /** Where a loop's persistent sandbox lives now. */
 export async function setSandboxRunner(db: Executor, id: number, runnerId: number): Promise<void> {
   await db.updateTable('loops').set({ sandbox_runner_id: runnerId }).where('id', '=', id).execute();

@@ -70,6 +70,17 @@ export async function transitionPod(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** `transitionPod` for a pod named by its key and runner (a runner's report): the pod as updated, or undefined. */
+export async function transitionRunnerPod(
+  db: Executor,
+  key: string,
+  runnerId: number,
+  from: readonly PodStatus[],
+  set: Partial<Omit<PodsTable, 'id' | 'key' | 'org_id'>>,
+): Promise<PodRow | undefined> {
+  return db.updateTable('pods').set(set).where('key', '=', key).where('runner_id', '=', runnerId).where('status', 'in', from).returningAll().executeTakeFirst();
+}
+
 export async function updatePod(db: Executor, podId: number, set: Partial<Omit<PodsTable, 'id' | 'key' | 'org_id'>>): Promise<void> {
   await db.updateTable('pods').set(set).where('id', '=', podId).execute();
 }

@@ -32,11 +32,14 @@ async function finishRun(
   from: readonly RunStatus[],
   status: RunStatus,
   errorMessage: string | null,
+  /** The pod that ended the run, when the run had not recorded it yet. */
+  pod: { pod_key?: string; runner_id?: number } = {},
 ): Promise<LoopRunRow | null> {
   const now = ctx.now();
   // The run as moved, not `run`: that may predate startRun storing the pod_key, and a pod missed
   // here would run on unowned.
   const ended = await runs.transitionRun(trx, run.id, from, {
+    ...pod,
     status,
     error_message: errorMessage,
     finished_at: now,
@@ -238,14 +241,30 @@ async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, p
   }
 }
 
-/** Ends an active run (if still in one of `from`), announces it, and lets the queue move. */
-async function endRun(ctx: DomainContext, runId: number, from: readonly RunStatus[], status: RunStatus, message: string | null): Promise<boolean> {
+/**
+ * Ends an active run (if still in one of `from`), announces it, and lets the queue move. With
+ * `endedBy`, the run ends because that pod ended: only if it is the run's own pod (not a
+ * duplicate start that was stopped), and the run keeps the pod's session for the next run.
+ */
+async function endRun(
+  ctx: DomainContext,
+  runId: number,
+  from: readonly RunStatus[],
+  status: RunStatus,
+  message: string | null,
+  endedBy?: PodRow,
+): Promise<boolean> {
   const after: AfterCommit = { start: [], terminate: [] };
   const moved = await ctx.store.db.transaction().execute(async (trx) => {
     const run = await runs.findRunById(trx, runId);
     const loop = run && (await loops.findLoopById(trx, run.loop_id));
     if (!run || !loop) return false;
-    const ended = await finishRun(trx, ctx, loop, run, from, status, message);
+    if (endedBy && run.pod_key !== null && run.pod_key !== endedBy.key) return false;
+    if (endedBy?.session_id) await loops.setLastSession(trx, loop.id, endedBy.session_id);
+    const pod = endedBy && run.pod_key === null ? { pod_key: endedBy.key, runner_id: endedBy.runner_id } : {};
+    const ended = await finishRun(trx, ctx, loop, run, from, status, message, pod);
+    // Ended before (cancelled while its pod was being placed): the record still names the pod.
+    if (!ended && 'pod_key' in pod) await runs.updateRun(trx, run.id, pod);
     if (ended?.pod_key && status !== 'completed' && status !== 'failed') {
       after.terminate.push({ orgId: loop.org_id, podKey: ended.pod_key, reason: `run ${status}` });
     }
@@ -316,15 +335,9 @@ export async function followPod(ctx: DomainContext, pod: PodRow): Promise<void> 
     return;
   }
   if (!['completed', 'failed', 'terminated'].includes(pod.status)) return;
-  const run = await runs.findRunById(db, runId);
-  if (!run) return;
-  // Only the run's own pod decides its end (not a duplicate start that was stopped).
-  if (run.pod_key !== null && run.pod_key !== pod.key) return;
-  if (pod.session_id) await loops.updateLoop(db, run.loop_id, { last_session_id: pod.session_id });
-  if (run.pod_key === null) await runs.updateRun(db, run.id, { pod_key: pod.key, runner_id: pod.runner_id });
   const status: RunStatus = pod.status === 'completed' ? 'completed' : pod.status === 'failed' ? 'failed' : 'cancelled';
   const message = pod.status === 'terminated' ? `its pod was terminated (${pod.error_message ?? 'no reason given'})` : pod.error_message;
-  await endRun(ctx, run.id, ['pending', 'running'], status, message);
+  await endRun(ctx, runId, ['pending', 'running'], status, message, pod);
 }
 
 /** Sweeper work: runs past their deadline time out; pending runs without a pod try again. */

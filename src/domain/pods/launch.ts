@@ -86,7 +86,7 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
     }
     return placed;
   });
-  for (const pod of results) if (!(pod instanceof AppError)) await ctx.wakeRunner?.(pod.runner_id, pod.key);
+  for (const pod of results) if (!(pod instanceof AppError)) await ctx.wakeRunner?.(pod.runner_id, pod);
   return results;
 }
 

@@ -40,8 +40,6 @@ export async function podStarted(ctx: DomainContext, runnerId: number, key: stri
 }
 
 export async function podFinished(ctx: DomainContext, runnerId: number, result: PodOutcome): Promise<void> {
-  const pod = await pods.findPodByKey(ctx.store.db, result.key);
-  if (!pod || pod.runner_id !== runnerId) return;
   const now = ctx.now();
   const set = {
     status: result.outcome,
@@ -52,13 +50,15 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     finished_at: now,
     updated_at: now,
   };
-  const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, set);
-  if (!changed) {
-    // Already ended on the server (terminated through the API, timed out): keep its status, add what the runner knows.
-    await pods.updatePod(ctx.store.db, pod.id, { exit_code: pod.exit_code ?? result.exit_code, session_id: pod.session_id ?? result.session_id, updated_at: now });
+  const ended = await pods.transitionRunnerPod(ctx.store.db, result.key, runnerId, ACTIVE_STATUSES, set);
+  if (ended) {
+    await afterEnd(ctx, ended);
     return;
   }
-  await afterEnd(ctx, { ...pod, ...set });
+  // Already ended on the server (terminated through the API, timed out): keep its status, add what the runner knows.
+  const pod = await pods.findPodByKey(ctx.store.db, result.key);
+  if (!pod || pod.runner_id !== runnerId) return;
+  await pods.updatePod(ctx.store.db, pod.id, { exit_code: pod.exit_code ?? result.exit_code, session_id: pod.session_id ?? result.session_id, updated_at: now });
 }
 
 /** The runner came back without a pod it should have, or never came back: the pod failed. */

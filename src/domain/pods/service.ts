@@ -40,8 +40,9 @@ export async function terminatePod(ctx: DomainContext, orgId: number, key: strin
   const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
   const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, set);
   if (!changed) throw new AppError('POD_NOT_ACTIVE', `pod ${key} has already ended (${pod.status})`);
-  await ctx.wakeRunner?.(pod.runner_id, pod.key);
-  await afterEnd(ctx, { ...pod, ...set });
+  const ended = { ...pod, ...set };
+  await ctx.wakeRunner?.(pod.runner_id, ended);
+  await afterEnd(ctx, ended);
   return (await pods.findPod(ctx.store.db, orgId, key))!;
 }
 

@@ -1,6 +1,5 @@
 import type { PodSpec } from '../../gateway/protocol.ts';
 import * as customAgents from '../../store/custom-agents.ts';
-import { findOrgById } from '../../store/orgs.ts';
 import * as repositories from '../../store/repositories.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
@@ -8,10 +7,9 @@ import { isBuiltinAgent } from './agents.ts';
 import type { PodConfig } from './model.ts';
 
 /** What the runner needs to start a pod, built from its stored row (on any replica, at any time). */
-export async function podSpec(ctx: DomainContext, pod: PodRow, apiUrl: string): Promise<PodSpec> {
+export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, apiUrl: string): Promise<PodSpec> {
   const db = ctx.store.db;
   const config = JSON.parse(pod.config) as PodConfig;
-  const org = await findOrgById(db, pod.org_id);
   const custom = isBuiltinAgent(pod.agent_slug) ? undefined : await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
   const repo = pod.repository_id === null ? undefined : await repositories.findRepository(db, pod.org_id, pod.repository_id);
   const secrets = ctx.secrets;
@@ -43,7 +41,7 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, apiUrl: string): 
     resume_session_id: config.resume_session_id,
     env: {
       api_url: apiUrl,
-      org: org?.slug ?? '',
+      org: orgSlug,
       pod_token: secrets.decrypt(pod.token_encrypted),
       channel_id: pod.channel_id,
       ticket_slug: pod.ticket_slug,
