@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so `npm install` is the only setup step.
-import { register } from 'tsx/esm/api';
+// Runs a bundled build of the TypeScript sources, made (or refreshed) on start by ./build.mjs.
+import { pathToFileURL } from 'node:url';
+import { ensureBuilt } from './build.mjs';
 
-register();
-const { main } = await import('../src/main.ts');
 try {
+  const { main } = await import(pathToFileURL(await ensureBuilt()).href);
   await main(process.argv.slice(2));
 } catch (error) {
   // Configuration and start-up errors are one line for the operator, not a stack trace.

@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../paths.ts';
 
 export interface ProcessResult {
   code: number | null;
@@ -35,7 +35,7 @@ interface Entry {
   done(result: ProcessResult): void;
 }
 
-const CHILD_SCRIPT = fileURLToPath(new URL('./launcher-child.mjs', import.meta.url));
+const CHILD_SCRIPT = packageFile('src/runner/launcher-child.mjs');
 
 /**
  * Starts agent processes, each in a process group of its own, through a small helper process

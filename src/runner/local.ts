@@ -2,12 +2,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { DomainContext } from '../domain/context.ts';
 import { issueRegistrationToken } from '../domain/runners/service.ts';
 import { findOrgBySlug } from '../store/orgs.ts';
+import { packageFile } from '../paths.ts';
 
-const DROVER_BIN = fileURLToPath(new URL('../../bin/drover.mjs', import.meta.url));
+const DROVER_BIN = packageFile('bin/drover.mjs');
 const CONNECT_TIMEOUT_MS = 30_000;
 const RESTART_DELAY_MS = 1_000;
 
