@@ -3,6 +3,8 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
+import { Checkpointer } from './checkpointer.ts';
+import { GroupCommit } from './group-commit.ts';
 import type { Database } from './schema.ts';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -14,6 +16,11 @@ export interface Store {
   readonly db: Kysely<Database>;
   /** PostgreSQL only: the connection string and schema, for LISTEN connections. */
   readonly postgres?: { url: string; schema: string | null };
+  /**
+   * Runs `work` in a transaction (every query of it through `trx`). On SQLite, transactions that
+   * arrive together share one commit (see GroupCommit); on PostgreSQL each is its own.
+   */
+  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -44,15 +51,23 @@ function openSqlite(file: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // Checkpoints run in a worker thread (see Checkpointer), not inside this connection's commits.
+  database.pragma('wal_autocheckpoint = 0');
+  // After a checkpoint the WAL file is reused from its start; this bounds what it keeps on disk.
+  database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  const checkpointer = new Checkpointer(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const groupCommit = new GroupCommit(db);
   return {
     kind: 'sqlite',
     db,
+    transaction: (work) => groupCommit.run(work),
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
       await db.destroy();
+      await checkpointer.close();
     },
   };
 }
@@ -96,6 +111,7 @@ function openPostgres(url: string, schema: string | null, max: number): Store {
   return {
     kind: 'postgres',
     db,
+    transaction: (work) => db.transaction().execute(work),
     postgres: { url, schema },
     async ping() {
       await sql`select 1`.execute(db);

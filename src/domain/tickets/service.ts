@@ -61,7 +61,7 @@ async function resolveParent(db: Executor, orgId: number, parentSlug: string): P
 }
 
 export async function createTicket(ctx: DomainContext, org: OrgRow, input: CreateTicketInput): Promise<tickets.TicketWithParent> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.store.transaction(async (trx) => {
     let prefix = org.ticket_prefix;
     if (input.repository_id !== undefined) {
       const repository = await findRepository(trx, org.id, input.repository_id);
@@ -120,7 +120,7 @@ export async function updateTicket(
   slug: string,
   input: UpdateTicketInput,
 ): Promise<tickets.TicketWithParent> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.store.transaction(async (trx) => {
     const ticket = await requireTicket(trx, orgId, slug);
     await tickets.bumpTicketVersion(trx, orgId);
     const patch: Parameters<typeof tickets.updateTicket>[2] = { updated_at: ctx.now() };
@@ -170,7 +170,7 @@ export async function setTicketStatus(ctx: DomainContext, orgId: number, slug: s
 }
 
 export async function deleteTicket(ctx: DomainContext, orgId: number, slug: string): Promise<string> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.store.transaction(async (trx) => {
     const ticket = await requireTicket(trx, orgId, slug);
     await tickets.bumpTicketVersion(trx, orgId);
     await tickets.deleteTicket(trx, ticket);
