@@ -90,8 +90,9 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   // While shutting down, every answer asks the client to close its connection, so keep-alive
   // connections do not hold the exit back until their idle timeout.
   let draining = false;
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
+    done(null, payload);
   });
   let closing: Promise<void> | null = null;
   const close = () =>

@@ -18,6 +18,8 @@ export interface DomainContext {
    * all of it, or, with a pod (as just stored), that one pod (placed on the runner, or to be stopped).
    */
   readonly wakeRunner?: (runnerId: number, pod?: PodRow) => Promise<void>;
+  /** An API key was revoked (this replica stops trusting cached verifications of it). */
+  readonly apiKeyRevoked?: (keyId: number) => void;
   /** The agent of loops that name none (DROVER_DEFAULT_AGENT, default `claude-code`). */
   readonly defaultAgent?: string;
   /**

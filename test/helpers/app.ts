@@ -44,7 +44,6 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
   const now = options.now ?? Date.now;
   const secrets = new SecretBox(crypto.randomBytes(32));
   const { providerTimeoutMs, logger } = options;
-  const ctx: DomainContext = { store, now, secrets, providerTimeoutMs };
   const app = await buildApp({
     store,
     adminToken: ADMIN_TOKEN,
@@ -54,6 +53,9 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     providerTimeoutMs,
     logger,
   });
+  // The app's own context: domain calls made by a test (revoking a key, say) reach the app as
+  // they would from a route.
+  const ctx: DomainContext = app.drover.ctx;
   const org = await admin.createOrg(ctx, { slug: 'acme', name: 'Acme' });
   const issueKey: TestApp['issueKey'] = async (scopes, opts = {}) => {
     const { apiKey, key } = await admin.issueApiKey(ctx, store.db, (opts.org ?? org).id, {

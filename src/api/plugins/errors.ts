@@ -55,7 +55,7 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (appError.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
     return sendError(reply, request, appError);
   });
   app.setNotFoundHandler((request, reply) =>

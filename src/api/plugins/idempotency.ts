@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainContext } from '../../domain/context.ts';
 import { AppError, invalid } from '../../errors.ts';
 import { isUniqueViolation } from '../../store/db.ts';
@@ -26,8 +26,7 @@ function fingerprint(methodPath: string, body: unknown): string {
 export function registerIdempotency(app: FastifyInstance, ctx: DomainContext): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config.idempotent) return;
+  const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
@@ -64,9 +63,9 @@ export function registerIdempotency(app: FastifyInstance, ctx: DomainContext): v
         .send(existing.response_body ?? '');
     }
     throw new AppError('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still in progress');
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const pending = request.idempotency;
     if (!pending) return payload;
     request.idempotency = null;
@@ -76,5 +75,14 @@ export function registerIdempotency(app: FastifyInstance, ctx: DomainContext): v
       await keys.completeIdempotencyKey(ctx.store.db, pending.apiKeyId, pending.key, reply.statusCode, payload);
     }
     return payload;
+  };
+
+  // Only the routes that declare `idempotent` (creating POSTs) carry the hooks; reads pay nothing.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    route.preHandler = [...asList(route.preHandler), preHandler];
+    route.onSend = [...asList(route.onSend), onSend];
   });
 }
+
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);

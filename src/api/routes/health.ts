@@ -17,7 +17,7 @@ export const healthRoutes = (store: Store): FastifyPluginAsyncTypebox =>
           await store.ping();
           return { status: 'ready' };
         } catch (error) {
-          request.log.warn({ err: error }, 'readiness check failed');
+          request.log.warn({ err: error, reqId: request.id }, 'readiness check failed');
           return reply.code(503).send({ status: 'database unreachable' });
         }
       },

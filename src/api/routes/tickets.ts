@@ -41,7 +41,7 @@ function parseLabels(raw: string | undefined): string[] | undefined {
 
 export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function tickets(app) {
-    /** Lists and boards are re-rendered only when a ticket of the org changed since (see ResponseCache). */
+    /** Reads (lists, boards, single tickets) are re-rendered only when a ticket of the org changed since (see ResponseCache). */
     const rendered = new ResponseCache();
     const sendCached = async (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>) => {
       const orgId = request.principal.org.id;
@@ -123,7 +123,8 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: s.TicketEnvelope, ...errorResponses() },
         },
       },
-      async (request) => ({ ticket: detail(await service.getTicket(ctx, request.principal.org.id, request.params.slug)) }),
+      async (request, reply) =>
+        sendCached(request, reply, async () => ({ ticket: detail(await service.getTicket(ctx, request.principal.org.id, request.params.slug)) })),
     );
 
     app.post(

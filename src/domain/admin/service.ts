@@ -79,6 +79,7 @@ export async function revokeApiKey(ctx: DomainContext, orgSlug: string, id: numb
   if (!key) throw notFound('API key');
   // Revoking twice is harmless: the key stays revoked at the first time.
   await apiKeys.revokeApiKey(ctx.store.db, org.id, id, ctx.now());
+  ctx.apiKeyRevoked?.(id);
 }
 
 export async function createUser(ctx: DomainContext, orgSlug: string, input: { name: string; email: string }): Promise<UserRow> {

@@ -20,13 +20,28 @@ export type Principal =
     };
 
 const TOUCH_INTERVAL_MS = 60_000;
+/**
+ * How long a verified API key is trusted without reading it again. Revoking through this replica
+ * takes effect at once (`forget`); another replica may still accept the key for this long.
+ */
+export const KEY_CACHE_MS = 1_000;
+const KEY_CACHE_MAX = 10_000;
+
+interface CachedKey {
+  principal: Principal;
+  keyExpiresAt: number | null;
+  until: number;
+}
 
 /**
- * Resolves API keys to principals. `last_used_at` is written at most once a minute per key
- * and replica, off the request path, so reads do not turn into writes.
+ * Resolves API keys to principals. A verified key is kept for KEY_CACHE_MS (by its hash, never
+ * the key itself), so a client's steady stream of requests reads it about once a second.
+ * `last_used_at` is written at most once a minute per key and replica, off the request path,
+ * so reads do not turn into writes.
  */
 export class Authenticator {
   private readonly lastTouched = new Map<number, number>();
+  private readonly verified = new Map<string, CachedKey>();
 
   constructor(private readonly ctx: DomainContext) {}
 
@@ -34,19 +49,39 @@ export class Authenticator {
     if (presented.startsWith('drvpod_')) return this.authenticatePod(presented);
     if (!looksLikeApiKey(presented)) throw new AppError('INVALID_API_KEY', 'the API key is not valid');
     const hash = hashSecret(presented);
+    const now = this.ctx.now();
+    const cached = this.verified.get(hash);
+    if (cached && cached.until > now) {
+      if (cached.keyExpiresAt !== null && cached.keyExpiresAt <= now) throw new AppError('INVALID_API_KEY', 'the API key has expired');
+      this.touch(cached.principal.keyId, null, now);
+      return cached.principal;
+    }
     const candidates = await findApiKeysWithOrgByPrefix(this.ctx.store.db, keyPrefix(presented));
     const key = candidates.find((c) => sameHash(c.key_hash, hash));
-    const now = this.ctx.now();
     if (!key) throw new AppError('INVALID_API_KEY', 'the API key is not valid');
     if (key.revoked_at !== null) throw new AppError('INVALID_API_KEY', 'the API key has been revoked');
     if (key.expires_at !== null && key.expires_at <= now) throw new AppError('INVALID_API_KEY', 'the API key has expired');
     this.touch(key.id, key.last_used_at, now);
-    return {
+    const principal: Principal = {
       kind: 'api_key',
       keyId: key.id,
       org: { id: key.org_id, slug: key.org_slug, name: key.org_name, ticket_prefix: key.org_ticket_prefix, created_at: key.org_created_at },
       scopes: JSON.parse(key.scopes) as string[],
     };
+    this.remember(hash, { principal, keyExpiresAt: key.expires_at, until: now + KEY_CACHE_MS });
+    return principal;
+  }
+
+  /** A key was revoked: this replica stops trusting it now. */
+  forget(keyId: number): void {
+    for (const [hash, entry] of this.verified) if (entry.principal.keyId === keyId) this.verified.delete(hash);
+  }
+
+  private remember(hash: string, entry: CachedKey): void {
+    this.verified.delete(hash);
+    // Oldest out first: the map keeps insertion order.
+    if (this.verified.size >= KEY_CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(hash, entry);
   }
 
   /** A pod's token works while its pod is active, with the pod scopes only. */
