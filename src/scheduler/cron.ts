@@ -94,7 +94,7 @@ export class CronScheduler {
     let fired = 0;
     let claimed = 0;
     try {
-      await this.ctx.store.db.transaction().execute(async (trx) => {
+      await this.ctx.store.transaction(async (trx) => {
         const now = this.ctx.now();
         const due = await loops.claimDueLoops(trx, this.ctx.store.kind, now, batch);
         claimed = due.length;

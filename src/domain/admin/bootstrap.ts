@@ -13,7 +13,7 @@ import { issueApiKey } from './service.ts';
 export async function bootstrapIfEmpty(ctx: DomainContext): Promise<{ org: string; key: string } | null> {
   if ((await countOrgs(ctx.store.db)) > 0) return null;
   try {
-    return await ctx.store.db.transaction().execute(async (trx) => {
+    return await ctx.store.transaction(async (trx) => {
       const org = await insertOrg(trx, { slug: 'default', name: 'Default', ticket_prefix: defaultTicketPrefix('default'), created_at: ctx.now() });
       const { key } = await issueApiKey(ctx, trx, org.id, { name: 'bootstrap', scopes: SCOPES });
       return { org: org.slug, key };

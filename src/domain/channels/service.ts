@@ -55,7 +55,7 @@ function rethrowNameTaken(error: unknown, name: string | undefined): never {
 
 export async function createChannel(ctx: DomainContext, orgId: number, input: CreateChannelInput): Promise<ChannelRow> {
   try {
-    return await ctx.store.db.transaction().execute(async (trx) => {
+    return await ctx.store.transaction(async (trx) => {
       if (input.repository_id !== undefined && !(await findRepository(trx, orgId, input.repository_id))) {
         throw invalid('/repository_id', 'must be the id of a repository of this organization');
       }
@@ -101,7 +101,7 @@ export async function listChannels(ctx: DomainContext, orgId: number, input: Lis
 /** Only the given fields change; archived channels may be renamed, edited and unarchived. */
 export async function updateChannel(ctx: DomainContext, orgId: number, id: number, input: UpdateChannelInput): Promise<ChannelRow> {
   try {
-    return await ctx.store.db.transaction().execute(async (trx) => {
+    return await ctx.store.transaction(async (trx) => {
       const channel = await requireChannel(trx, orgId, id);
       const patch: ChannelUpdate = {};
       if (input.name !== undefined) {
@@ -189,7 +189,7 @@ async function appendMessage(
   content: string,
   author: MessageAuthor,
 ): Promise<ChannelMessageRow> {
-  return ctx.store.db.transaction().execute(async (trx) => {
+  return ctx.store.transaction(async (trx) => {
     const channel = await channels.findChannel(trx, orgId, channelId, { forUpdate: ctx.store.kind === 'postgres' });
     if (!channel) throw notFound('channel');
     if (channel.archived) throw conflict('CHANNEL_ARCHIVED', `channel "${channel.name}" is archived; unarchive it to post`);

@@ -145,7 +145,7 @@ export async function triggerRun(
   trigger: { type: 'manual' | 'cron'; variables?: Record<string, unknown>; scheduledAt?: number },
 ): Promise<LoopRunRow> {
   const after: AfterCommit = { start: [], terminate: [] };
-  const run = await ctx.store.db.transaction().execute((trx) => recordRun(trx, ctx, loopId, trigger, after));
+  const run = await ctx.store.transaction((trx) => recordRun(trx, ctx, loopId, trigger, after));
   await carryOut(ctx, after);
   return (await runs.findRunById(ctx.store.db, run.id))!;
 }
@@ -255,7 +255,7 @@ async function endRun(
   endedBy?: PodRow,
 ): Promise<boolean> {
   const after: AfterCommit = { start: [], terminate: [] };
-  const moved = await ctx.store.db.transaction().execute(async (trx) => {
+  const moved = await ctx.store.transaction(async (trx) => {
     const run = await runs.findRunById(trx, runId);
     const loop = run && (await loops.findLoopById(trx, run.loop_id));
     if (!run || !loop) return false;
@@ -295,7 +295,7 @@ async function promoteQueued(trx: Executor, ctx: DomainContext, loop: LoopRow, a
 /** Starts the queued runs that fit now (e.g. after max_concurrent_runs was raised). */
 export async function startQueuedRuns(ctx: DomainContext, loopId: number): Promise<void> {
   const after: AfterCommit = { start: [], terminate: [] };
-  await ctx.store.db.transaction().execute(async (trx) => {
+  await ctx.store.transaction(async (trx) => {
     // The loop row is locked like a trigger locks it, so the slot count cannot race one.
     const loop = await loops.lockLoop(trx, ctx.store.kind, loopId);
     if (loop) await promoteQueued(trx, ctx, loop, after);

@@ -216,7 +216,7 @@ export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   await loops.updateLoop(ctx.store.db, loop.id, { status: 'disabled', next_run_at: null });
   await cancelRuns(ctx, loop.id, ['queued', 'pending', 'running'], 'the loop was deleted');
-  await ctx.store.db.transaction().execute((trx) => loops.deleteLoop(trx, loop.id));
+  await ctx.store.transaction((trx) => loops.deleteLoop(trx, loop.id));
 }
 
 export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {

@@ -65,7 +65,7 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
   }
   if (prepared.every((p) => p instanceof AppError)) return prepared as AppError[];
 
-  const results = await ctx.store.db.transaction().execute(async (trx) => {
+  const results = await ctx.store.transaction(async (trx) => {
     await runners.lockRunners(trx, ctx.store.kind, org.id);
     const candidates = await runners.listRunners(trx, org.id);
     const now = ctx.now();
