@@ -9,7 +9,10 @@ import { packageFile } from '../paths.ts';
 
 const DROVER_BIN = packageFile('bin/drover.mjs');
 const CONNECT_TIMEOUT_MS = 30_000;
+/** Restarts wait 1 s, doubling (up to 30 s) while the runner keeps dying within a minute of its start. */
 const RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+const STABLE_AFTER_MS = 60_000;
 
 /** What the embedded runner tells `drover serve` over its IPC channel (see src/cli/runner.ts). */
 export type LocalRunnerMessage = { t: 'connected'; runner_id: number };
@@ -35,6 +38,7 @@ export class LocalRunner {
   private child: ChildProcess | null = null;
   private stopping = false;
   private restartTimer: NodeJS.Timeout | null = null;
+  private nextRestartDelayMs = RESTART_DELAY_MS;
 
   private constructor(
     private readonly options: LocalRunnerOptions,
@@ -80,6 +84,7 @@ export class LocalRunner {
     else delete env.DROVER_RUNNER_TOKEN;
     // Its own process group: a Ctrl-C in the terminal reaches the server, which stops it in order.
     const child = fork(DROVER_BIN, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const startedAt = Date.now();
     this.child = child;
     for (const stream of [child.stdout, child.stderr]) {
       if (stream) readline.createInterface({ input: stream }).on('line', (line) => log(`local runner: ${line}`));
@@ -99,11 +104,13 @@ export class LocalRunner {
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = null;
       if (this.stopping) return;
-      log(`local runner exited (${signal ?? `exit code ${code}`}); starting it again in ${RESTART_DELAY_MS / 1000} s`);
+      const delay = Date.now() - startedAt >= STABLE_AFTER_MS ? RESTART_DELAY_MS : this.nextRestartDelayMs;
+      this.nextRestartDelayMs = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
+      log(`local runner exited (${signal ?? `exit code ${code}`}); starting it again in ${delay / 1000} s`);
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null;
         if (!this.stopping) this.spawn(null).catch((error: Error) => log(`local runner: ${error.message}`));
-      }, RESTART_DELAY_MS);
+      }, delay);
       this.restartTimer.unref();
     });
     return connected;
