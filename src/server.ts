@@ -144,7 +144,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       maxPods: config.localRunnerMaxPods,
       log: (line) => app.log.info(line),
     });
-    if (localRunner) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);
+    if (localRunner?.runnerId) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);
   }
   return { app, url, close };
 }

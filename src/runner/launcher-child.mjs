@@ -12,6 +12,7 @@
 // Messages out: {t: 'spawned', id, pid} (pid null if the program could not be started),
 //               {t: 'out', id, text}, {t: 'done', id, code, signal, spawnError}
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 /** After the agent exits, how long a grandchild may hold its output pipes open before its group is killed. */
@@ -21,8 +22,10 @@ const send = (message) => {
   if (process.connected) process.send(message);
 };
 
-function notFound(command, error) {
-  return error.code === 'ENOENT' ? `the program "${command}" was not found on the runner's PATH` : error.message;
+function notFound(command, cwd, error) {
+  if (error.code !== 'ENOENT') return error.message;
+  // A missing working directory fails the same way as a missing program.
+  return fs.existsSync(cwd) ? `the program "${command}" was not found on the runner's PATH` : `the working directory ${cwd} does not exist`;
 }
 
 function start({ id, command, args, cwd, env, stdin }) {
@@ -34,7 +37,7 @@ function start({ id, command, args, cwd, env, stdin }) {
     child = spawn(command, args, { cwd, env, detached: true, stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   } catch (error) {
     send({ t: 'spawned', id, pid: null });
-    send({ t: 'done', id, code: null, signal: null, spawnError: notFound(command, error) });
+    send({ t: 'done', id, code: null, signal: null, spawnError: notFound(command, cwd, error) });
     return;
   }
   send({ t: 'spawned', id, pid: child.pid ?? null });
@@ -62,7 +65,7 @@ function start({ id, command, args, cwd, env, stdin }) {
     send({ t: 'done', id, code, signal, spawnError });
   };
   child.once('error', (error) => {
-    spawnError = notFound(command, error);
+    spawnError = notFound(command, cwd, error);
     if (child.pid === undefined) finish(null, null);
   });
   child.once('close', finish);

@@ -79,7 +79,7 @@ export class ProcessLauncher {
     });
   }
 
-  /** Stops the helper (the processes it started are not affected; stop them first). */
+  /** Stops the helper. Stop the processes first: any still running are killed as when it dies (`lost`). */
   async close(): Promise<void> {
     const child = this.child;
     this.child = null;
@@ -96,6 +96,9 @@ export class ProcessLauncher {
     delete env.NODE_OPTIONS;
     const child = fork(CHILD_SCRIPT, [], { execArgv: [], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
     child.on('message', (message: ChildMessage) => this.receive(message));
+    // A message sent while it is dying fails (EPIPE) as an 'error' event: its 'exit' follows, and
+    // `lost()` then ends whatever it was asked to start.
+    child.on('error', () => {});
     child.once('exit', () => {
       if (this.child === child) this.child = null;
       this.lost();

@@ -43,10 +43,17 @@ export class LocalRunner {
   private constructor(
     private readonly options: LocalRunnerOptions,
     readonly workDir: string,
-    public runnerId: number,
+    /** The registration token, until the runner has registered (a restart before that needs it again). */
+    private token: string | null,
   ) {}
 
-  /** Starts the runner and waits until it is connected; null without an organization `default`. */
+  /** The runner's id once it has connected. */
+  runnerId: number | null = null;
+
+  /**
+   * Starts the runner and waits until it is connected; null without an organization `default`.
+   * If it dies or does not connect in time, the server goes on and the runner is started again.
+   */
   static async start(ctx: DomainContext, options: LocalRunnerOptions): Promise<LocalRunner | null> {
     const workDir = path.join(options.dataDir, 'runner');
     let token: string | null = null;
@@ -58,8 +65,8 @@ export class LocalRunner {
       }
       token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1 })).token;
     }
-    const runner = new LocalRunner(options, workDir, 0);
-    runner.runnerId = await runner.spawn(token);
+    const runner = new LocalRunner(options, workDir, token);
+    await runner.spawn().catch((error: Error) => options.log(`local runner: ${error.message}`));
     return runner;
   }
 
@@ -75,7 +82,9 @@ export class LocalRunner {
     await exited;
   }
 
-  private spawn(token: string | null): Promise<number> {
+  private spawn(): Promise<number> {
+    if (this.token && fs.existsSync(path.join(this.workDir, 'runner.json'))) this.token = null;
+    const token = this.token;
     const { serverUrl, maxPods, log } = this.options;
     const args = ['runner', '--server', serverUrl, '--work-dir', this.workDir, '--name', 'local', '--labels', 'local', '--max-pods', String(maxPods)];
     // The registration token goes through the environment, not the command line (ps shows that).
@@ -94,6 +103,7 @@ export class LocalRunner {
       child.on('message', (message: LocalRunnerMessage) => {
         if (message?.t !== 'connected') return;
         clearTimeout(timer);
+        this.runnerId = message.runner_id;
         resolve(message.runner_id);
       });
       child.once('exit', (code, signal) => {
@@ -109,7 +119,7 @@ export class LocalRunner {
       log(`local runner exited (${signal ?? `exit code ${code}`}); starting it again in ${delay / 1000} s`);
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null;
-        if (!this.stopping) this.spawn(null).catch((error: Error) => log(`local runner: ${error.message}`));
+        if (!this.stopping) this.spawn().catch((error: Error) => log(`local runner: ${error.message}`));
       }, delay);
       this.restartTimer.unref();
     });

@@ -9,11 +9,7 @@ export type { ProcessResult } from './launcher.ts';
 export class GroupProcess {
   private killTimer: NodeJS.Timeout | null = null;
 
-  private constructor(private readonly launched: Launched) {
-    void launched.done.then(() => {
-      if (this.killTimer) clearTimeout(this.killTimer);
-    });
-  }
+  private constructor(private readonly launched: Launched) {}
 
   /** Starts `command` through the runner's launcher; resolves once it runs (or could not be started). */
   static async start(launcher: ProcessLauncher, command: string, args: string[], options: LaunchOptions): Promise<GroupProcess> {
@@ -28,7 +24,11 @@ export class GroupProcess {
     return this.launched.done;
   }
 
-  /** SIGTERM to the group now, SIGKILL after `graceMs` if it is still there. */
+  /**
+   * SIGTERM to the group now, SIGKILL after `graceMs` if it is still there: also when the leader
+   * has ended by then, since another member of the group may ignore SIGTERM (a process group id
+   * is not reused while any member lives).
+   */
   stop(graceMs: number): void {
     this.signal('SIGTERM');
     if (this.killTimer) return;

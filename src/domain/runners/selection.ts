@@ -23,7 +23,7 @@ export function isAvailable(runner: RunnerWithCount, agentSlug: string, now: num
   return null;
 }
 
-/** The available runner with the fewest pods (oldest first on a tie), or null. */
+/** The available runner with the fewest pods (on a tie, the one registered first: the lowest id), or null. */
 export function pickRunner(runners: RunnerWithCount[], agentSlug: string, now: number): RunnerWithCount | null {
   const candidates = runners.filter((r) => isAvailable(r, agentSlug, now) === null);
   candidates.sort((a, b) => a.pod_count - b.pod_count || a.id - b.id);
