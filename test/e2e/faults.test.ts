@@ -13,10 +13,11 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { killGroup, processGone, runnerPath, startRunnerProcess, tempDir, waitFor } from '../helpers/runner-process.ts';
+import { childPids, commandLine, killGroup, processGone, runnerPath, startRunnerProcess, tempDir, waitFor } from '../helpers/runner-process.ts';
 
 const ORG = '/api/v1/ext/orgs/default';
 const ADMIN_TOKEN = 'drvadm_e2e_faults_admin_token_0123456789abcdef';
@@ -439,4 +440,94 @@ describe('the local runner of `drover serve` (SQLite)', () => {
     expect(after).toEqual([expect.objectContaining({ id: runners[0].id, status: 'online' })]);
     await server.stop();
   }, 60_000);
+
+  it('kill -9 of the local runner: the server starts it again (same runner, a new connection, online) and pods run; after SIGTERM to the server none of its processes is left', async () => {
+    const db = await createProcessTestDatabase('sqlite');
+    const env = { ...db.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SECRET_KEY: SECRET_KEY, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' };
+    const server = await startServerProcess({ dataDir: db.dataDir, env, localRunner: true });
+    const seen = new Set<number>();
+    try {
+      const apiKey = fs.readFileSync(path.join(db.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+      const c = client(
+        () => server.url,
+        () => apiKey,
+      );
+      // Announced once the server has heard from its runner over IPC (the start-up is over).
+      const announced = await waitFor(() => server.announcements().find((line) => /^Local runner \d+ connected/.test(line)), { what: 'the local runner connected' });
+      const runnerId = Number(/^Local runner (\d+)/.exec(announced)![1]);
+      const listed = ((await c.api('GET', `${ORG}/runners`)).body as { runners: { id: number; status: string }[] }).runners;
+      expect(listed).toEqual([expect.objectContaining({ id: runnerId, status: 'online' })]);
+      // The runner's row as stored: a new socket gets a new connection_id.
+      const stored = () => {
+        const sqlite = new SQLite(path.join(db.dataDir, 'drover.sqlite'), { readonly: true, fileMustExist: true });
+        try {
+          return sqlite.prepare('select status, connection_id from runners where id = ?').get(runnerId) as { status: string; connection_id: string | null };
+        } finally {
+          sqlite.close();
+        }
+      };
+      const localRunner = () => childPids(server.child.pid!).find((pid) => commandLine(pid).includes('drover.mjs runner'));
+      const launcherOf = (pid: number) => childPids(pid).find((child) => commandLine(child).includes('launcher-child.mjs'));
+      const first = await waitFor(localRunner, { what: 'the local runner process' });
+      const firstLauncher = await waitFor(() => launcherOf(first), { what: 'the local runner’s launcher' });
+      seen.add(first).add(firstLauncher);
+      const firstConnection = stored().connection_id;
+      expect(firstConnection).not.toBeNull();
+
+      process.kill(first, 'SIGKILL');
+      await waitFor(() => processGone(firstLauncher), { what: 'the killed runner’s launcher to exit' });
+      const second = await waitFor(
+        () => {
+          if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`the server exited:\n${server.stderr}${server.stdout}`);
+          const pid = localRunner();
+          return pid !== first ? pid : undefined;
+        },
+        { timeout: 20_000, what: 'the local runner started again' },
+      );
+      seen.add(second);
+      const reconnected = await waitFor(
+        () => {
+          const row = stored();
+          return row.status === 'online' && row.connection_id !== null && row.connection_id !== firstConnection && row;
+        },
+        { timeout: 20_000, what: 'the restarted local runner connected' },
+      );
+      expect(reconnected.status).toBe('online');
+      const runners = ((await c.api('GET', `${ORG}/runners`)).body as { runners: { id: number; status: string }[] }).runners;
+      expect(runners).toEqual([expect.objectContaining({ id: runnerId, status: 'online' })]);
+
+      const key = await c.createPod('echo after-restart');
+      expect(await c.waitStatus(key, ['completed', 'failed'])).toMatchObject({ status: 'completed', runner_id: runnerId });
+      expect(await c.output(key)).toBe('after-restart\n');
+      const secondLauncher = await waitFor(() => launcherOf(second), { what: 'the restarted runner’s launcher' });
+      seen.add(secondLauncher);
+
+      // The processes of this server carry its data dir in their environment: the server, its
+      // local runner and the runner's launcher among them (agents get a minimal environment).
+      const marker = `DROVER_DATA_DIR=${db.dataDir}`;
+      expect(processesWithEnv(marker)).toEqual(expect.arrayContaining([server.child.pid!, second, secondLauncher]));
+      expect(await server.stop()).toBe(0);
+      await waitFor(() => processesWithEnv(marker).length === 0, { what: 'no process of the stopped server left' });
+      for (const pid of seen) expect(processGone(pid)).toBe(true);
+    } finally {
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.kill9();
+      for (const pid of seen) if (!processGone(pid)) killGroup(pid);
+      await db.cleanup();
+    }
+  }, 60_000);
 });
+
+/** The live processes whose environment holds `entry` (`NAME=value`). */
+function processesWithEnv(entry: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry) && !processGone(pid);
+      } catch {
+        return false;
+      }
+    });
+}

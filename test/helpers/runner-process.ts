@@ -58,6 +58,33 @@ export function processGone(pid: number): boolean {
   }
 }
 
+/** The pids of the live children of process `pid` (from /proc/<pid>/task/<tid>/children). */
+export function childPids(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((task) => {
+    try {
+      const children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+      return children.filter((child) => !processGone(child));
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The command line of process `pid`, arguments joined by spaces ('' when it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+}
+
 /** SIGKILL to a process group and to the process itself, ignoring ESRCH (test cleanup). */
 export function killGroup(pid: number): void {
   for (const target of [-pid, pid]) {
