@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // Runs a bundled build of the TypeScript sources, made (or refreshed) on start by ./build.mjs.
-import { pathToFileURL } from 'node:url';
-import { ensureBuilt } from './build.mjs';
+import { entryModule } from './build.mjs';
 
 try {
-  const { main } = await import(pathToFileURL(await ensureBuilt()).href);
+  const { main } = await import(await entryModule());
   await main(process.argv.slice(2));
 } catch (error) {
   // Configuration and start-up errors are one line for the operator, not a stack trace.

@@ -4,6 +4,8 @@ import type { Database } from './schema.ts';
 /** How many transactions at most share one commit. */
 const MAX_GROUP = 64;
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 interface Job {
   work: (trx: Transaction<Database>) => Promise<unknown>;
   resolve(value: unknown): void;
@@ -17,10 +19,12 @@ interface Job {
  * transactions that arrive while one is running are run together, each inside a savepoint of one
  * database transaction, and committed once: a transaction that fails rolls back to its savepoint
  * and fails alone; one whose work succeeded settles only when the shared commit has succeeded,
- * so every caller still sees its own transaction durable before it answers.
+ * so every caller still sees its own transaction durable before it answers. If the shared
+ * transaction fails as a whole, each of its transactions is run again in one of its own.
  *
  * A transaction's work must use the `trx` it is given for every query (as with any Kysely
- * transaction on SQLite's single connection) and must not wait on anything but the database.
+ * transaction on SQLite's single connection), must not wait on anything but the database, and
+ * may run twice (only the writes of its last run are kept), like a transaction a database retries.
  */
 export class GroupCommit {
   private queue: Job[] = [];
@@ -53,36 +57,57 @@ export class GroupCommit {
   }
 
   private async commitGroup(jobs: Job[]): Promise<void> {
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
-    let trx: Awaited<ReturnType<ReturnType<Kysely<Database>['startTransaction']>['execute']>>;
+    const outcomes: Outcome[] = [];
     try {
-      trx = await this.db.startTransaction().execute();
-    } catch (error) {
-      for (const job of jobs) job.reject(error);
-      return;
-    }
-    try {
-      for (const job of jobs) {
-        await sql`savepoint drover_job`.execute(trx);
-        try {
-          outcomes.push({ ok: true, value: await job.work(trx) });
-        } catch (error) {
-          await sql`rollback to savepoint drover_job`.execute(trx);
-          outcomes.push({ ok: false, error });
-        }
-        await sql`release savepoint drover_job`.execute(trx);
+      const trx = await this.db.startTransaction().execute();
+      try {
+        for (const job of jobs) outcomes.push(await this.inSavepoint(trx, job));
+        await trx.commit().execute();
+      } catch (error) {
+        await trx.rollback().execute().catch(() => {});
+        throw error;
       }
-      await trx.commit().execute();
     } catch (error) {
-      // The transaction itself failed (a savepoint command, the commit): nothing of it is kept.
-      await trx.rollback().execute().catch(() => {});
-      for (const job of jobs) job.reject(error);
+      // The shared transaction failed as a whole (SQLite abandons it on SQLITE_FULL, an I/O error,
+      // a RAISE(ROLLBACK)…; or the COMMIT itself failed): nothing of it was kept. Each transaction
+      // runs again on its own, so the one that causes the failure fails alone.
+      if (jobs.length === 1) {
+        const outcome = outcomes[0];
+        jobs[0].reject(outcome && !outcome.ok ? outcome.error : error);
+        return;
+      }
+      for (const job of jobs) settle(job, await this.alone(job));
       return;
     }
-    for (const [i, job] of jobs.entries()) {
-      const outcome = outcomes[i];
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
+    for (const [i, job] of jobs.entries()) settle(job, outcomes[i]);
+  }
+
+  /** One transaction's work in a savepoint of the shared transaction; its failure rolls back only itself. */
+  private async inSavepoint(trx: Transaction<Database>, job: Job): Promise<Outcome> {
+    await sql`savepoint drover_job`.execute(trx);
+    let outcome: Outcome;
+    try {
+      outcome = { ok: true, value: await job.work(trx) };
+    } catch (error) {
+      // Fails when SQLite has abandoned the whole transaction: the caller re-runs the group one by one.
+      await sql`rollback to savepoint drover_job`.execute(trx);
+      outcome = { ok: false, error };
+    }
+    await sql`release savepoint drover_job`.execute(trx);
+    return outcome;
+  }
+
+  /** One transaction in a database transaction of its own. */
+  private async alone(job: Job): Promise<Outcome> {
+    try {
+      return { ok: true, value: await this.db.transaction().execute((trx) => job.work(trx)) };
+    } catch (error) {
+      return { ok: false, error };
     }
   }
+}
+
+function settle(job: Job, outcome: Outcome): void {
+  if (outcome.ok) job.resolve(outcome.value);
+  else job.reject(outcome.error);
 }

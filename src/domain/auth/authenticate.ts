@@ -42,6 +42,8 @@ interface CachedKey {
 export class Authenticator {
   private readonly lastTouched = new Map<number, number>();
   private readonly verified = new Map<string, CachedKey>();
+  /** Moves with every revocation: a lookup that started before one is not cached. */
+  private generation = 0;
 
   constructor(private readonly ctx: DomainContext) {}
 
@@ -56,6 +58,7 @@ export class Authenticator {
       this.touch(cached.principal.keyId, null, now);
       return cached.principal;
     }
+    const generation = this.generation;
     const candidates = await findApiKeysWithOrgByPrefix(this.ctx.store.db, keyPrefix(presented));
     const key = candidates.find((c) => sameHash(c.key_hash, hash));
     if (!key) throw new AppError('INVALID_API_KEY', 'the API key is not valid');
@@ -68,12 +71,14 @@ export class Authenticator {
       org: { id: key.org_id, slug: key.org_slug, name: key.org_name, ticket_prefix: key.org_ticket_prefix, created_at: key.org_created_at },
       scopes: JSON.parse(key.scopes) as string[],
     };
-    this.remember(hash, { principal, keyExpiresAt: key.expires_at, until: now + KEY_CACHE_MS });
+    // Not when a key was revoked while this lookup was in flight: it may have read the key before.
+    if (generation === this.generation) this.remember(hash, { principal, keyExpiresAt: key.expires_at, until: now + KEY_CACHE_MS });
     return principal;
   }
 
-  /** A key was revoked: this replica stops trusting it now. */
+  /** A key was revoked: this replica stops trusting it now (and lookups in flight are not kept). */
   forget(keyId: number): void {
+    this.generation++;
     for (const [hash, entry] of this.verified) if (entry.principal.keyId === keyId) this.verified.delete(hash);
   }
 
