@@ -60,7 +60,7 @@ export async function entryModule() {
     register();
     return pathToFileURL(ENTRY).href;
   }
-  const { build } = await import('esbuild');
+  const { build, stop } = await import('esbuild');
   // Written next to the target and renamed over it: processes starting together never see half a
   // file. The stamp goes last, so a bundle is only taken for current once it is complete.
   const suffix = `${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
@@ -74,7 +74,7 @@ export async function entryModule() {
     packages: 'external',
     keepNames: true,
     logLevel: 'error',
-  });
+  }).finally(() => stop()); // esbuild's service process would otherwise live as long as drover
   fs.renameSync(`${BUNDLE}.${suffix}`, BUNDLE);
   fs.writeFileSync(`${STAMP}.${suffix}`, digest);
   fs.renameSync(`${STAMP}.${suffix}`, STAMP);
