@@ -4,9 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAdminAuth } from './api/plugins/admin-auth.ts';
 import { registerOrgAuth } from './api/plugins/auth.ts';
 import { registerErrorHandling, sendError, toAppError } from './api/plugins/errors.ts';
-import { AppError } from './errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './api/plugins/json-body.ts';
+import { nulInUrlError } from './api/plugins/nul-in-url.ts';
 import { RateLimiter } from './api/plugins/rate-limit.ts';
 import { registerDocsUi, registerOpenApi } from './api/openapi.ts';
 import websocket from '@fastify/websocket';
@@ -129,7 +129,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Plain callback hooks (not async) on every request: they cost no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done(/%00/i.test(request.url) ? new AppError('VALIDATION_FAILED', 'the request URL may not contain %00') : undefined);
+    done(nulInUrlError(request.url));
   });
   app.addHook('onResponse', (request, reply, done) => {
     app.log.info(
@@ -179,3 +179,4 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerDocsUi(app);
   return app;
 }
+

@@ -7,36 +7,12 @@ import crypto from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, DATABASES } from '../helpers/databases.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
-
-/**
- * startTestApp, retried on one known PostgreSQL setup race only: Kysely's Migrator introspects the tables of every
- * schema in the database, and a schema that a concurrently running suite is dropping at that moment makes it fail with
- * 'schema "t_…" does not exist'. The race is in the shared test database (test/helpers/databases.ts gives each suite a
- * schema), not in the API under test.
- */
-async function startApp(kind: DatabaseKind, options?: Parameters<typeof startTestApp>[1]): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind, options);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-}
 
 interface OrgJson {
   id: number;
@@ -63,21 +39,6 @@ interface UserJson {
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.code).toBe(code);
-  expect(typeof body.request_id).toBe('string');
-  expect(body.request_id.length).toBeGreaterThan(0);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  return body;
-}
 
 /** 400 VALIDATION_FAILED naming `name` in details (as a JSON pointer `/name…` or, for domain checks, bare). */
 function expectInvalid(res: LightMyRequestResponse, name: string): ErrorBodyJson {
@@ -134,7 +95,7 @@ describe.each(DATABASES)('administration API on %s', (kind) => {
   const ticketsOf = (org: string, key: string) => t.request({ method: 'GET', url: t.path('/tickets', org), key });
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
   });
 
   afterAll(async () => {

@@ -12,22 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
 import { Authenticator, KEY_CACHE_MS } from '../../src/domain/auth/authenticate.ts';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { waitFor } from '../helpers/runner-process.ts';
-
-/** startTestApp, retried only on the shared-PostgreSQL setup race described in tickets-security.test.ts. */
-async function startApp(kind: DatabaseKind, options: Parameters<typeof startTestApp>[1]): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind, options);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
 
 const START = Date.parse('2026-03-01T12:00:00.000Z');
 
@@ -37,7 +24,7 @@ describe.each(DATABASES)('API key cache on %s', (kind) => {
 
   beforeEach(async () => {
     clock = START;
-    t = await startApp(kind, { now: () => clock });
+    t = await startTestApp(kind, { now: () => clock });
   });
   afterEach(async () => t?.close());
 
@@ -181,7 +168,7 @@ describe.each(DATABASES)('revocation racing a key lookup in flight on %s', (kind
   const clock = START;
 
   beforeEach(async () => {
-    t = await startApp(kind, { now: () => clock });
+    t = await startTestApp(kind, { now: () => clock });
   });
   afterEach(async () => t?.close());
 

@@ -8,63 +8,21 @@
 import type { LightMyRequestResponse } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/** startTestApp, retried on the known PostgreSQL setup race only (see tickets-malformed.test.ts). */
-async function startApp(kind: DatabaseKind): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 /** FC_NUM_RUNS=1000 for a deeper local sweep. */
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 30);
 const MiB = 1024 * 1024;
 const PREFIXES = ['/api/v1/ext/orgs', '/api/v1/orgs'] as const;
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-interface ErrorJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
 /** A 4xx with the contract's error body; `status`/`code` when the contract fixes them. */
-function expectError(res: LightMyRequestResponse, status?: number, code?: string | string[]): ErrorJson {
-  if (status !== undefined) expect(res.statusCode, res.body).toBe(status);
-  expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
-  expect(res.statusCode, res.body).toBeLessThan(500);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorJson;
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.code).toMatch(/^[A-Z][A-Z0-9_]*$/);
-  if (typeof code === 'string') expect(body.code).toBe(code);
-  if (Array.isArray(code)) expect(code).toContain(body.code);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (body.details !== undefined) {
-    for (const d of body.details) {
-      expect(typeof d.field).toBe('string');
-      expect(d.message.length).toBeGreaterThan(0);
-    }
-  }
-  return body;
-}
 
 /** 400 VALIDATION_FAILED whose details name `field` (a body pointer like `/name`, or a parameter name). */
-function expectInvalid(res: LightMyRequestResponse, field: string): ErrorJson {
+function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
   const body = expectError(res, 400, 'VALIDATION_FAILED');
   const fields = (body.details ?? []).map((d) => d.field);
   expect(
@@ -191,7 +149,7 @@ describe.each(DATABASES)('loops: malformed input on %s', (kind) => {
     const fill = (path: string) => path.replace(':run', String(runId));
 
     beforeAll(async () => {
-      t = await startApp(kind);
+      t = await startTestApp(kind);
       const created = await t.request({
         method: 'POST',
         url: url('/loops'),
@@ -311,8 +269,10 @@ describe.each(DATABASES)('loops: malformed input on %s', (kind) => {
         expectError(await send('POST', '/loops'), 400, 'VALIDATION_FAILED');
       });
       it('a U+0000 in a string → 400', async () => {
-        expectError(await raw('POST', '/loops', '{"name":"a\\u0000b","prompt_template":"x"}'), 400, 'VALIDATION_FAILED');
-        expectError(await raw('POST', '/loops/main/trigger', '{"variables":{"x":"a\\u0000b"}}'), 400, 'VALIDATION_FAILED');
+        const inName = expectError(await raw('POST', '/loops', '{"name":"a\\u0000b","prompt_template":"x"}'), 400, 'VALIDATION_FAILED');
+        expect(inName.details?.map((d) => d.field)).toEqual(['/name']);
+        const inVariable = expectError(await raw('POST', '/loops/main/trigger', '{"variables":{"x/y":"a\\u0000b"}}'), 400, 'VALIDATION_FAILED');
+        expect(inVariable.details?.map((d) => d.field)).toEqual(['/variables/x~1y']);
       });
     });
 
@@ -421,7 +381,11 @@ describe.each(DATABASES)('loops: malformed input on %s', (kind) => {
       it('an over-long slug or a %00 in the path → 400 or 404, never 5xx', async () => {
         expectError(await send('GET', `/loops/${'s'.repeat(64)}`), undefined, ['NOT_FOUND', 'VALIDATION_FAILED']);
         expectError(await send('GET', `/loops/${'s'.repeat(5_000)}`), undefined, ['NOT_FOUND', 'VALIDATION_FAILED']);
-        expectError(await send('GET', '/loops/main%00'), 400, 'VALIDATION_FAILED');
+        expect(expectError(await send('GET', '/loops/main%00'), 400, 'VALIDATION_FAILED').details).toEqual([
+          { field: 'path', message: expect.stringContaining('U+0000') },
+        ]);
+        expect(expectError(await send('GET', '/loops?status=a%00'), 400, 'VALIDATION_FAILED').details?.map((d) => d.field)).toEqual(['status']);
+        expect(expectError(await send('GET', '/loops?x%00=1'), 400, 'VALIDATION_FAILED').details?.map((d) => d.field)).toEqual(['query']);
         expectError(await send('POST', '/loops/ma%00in/trigger'), 400, 'VALIDATION_FAILED');
       });
     });

@@ -3,45 +3,13 @@
  * checks", "Scopes", "Error body"), under both prefixes they are served at. Every refused request
  * must leave the loops, runs and pods exactly as they were. Malformed input: loops-malformed.test.ts.
  */
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/** startTestApp, retried on the known PostgreSQL setup race only (see tickets-malformed.test.ts). */
-async function startApp(kind: DatabaseKind, options?: Parameters<typeof startTestApp>[1]): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind, options);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { expectError } from '../helpers/errors.ts';
 
 const PREFIXES = ['/api/v1/ext/orgs', '/api/v1/orgs'] as const;
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
-
-interface ErrorJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorJson;
-  expect(body).toMatchObject({ code, error: expect.any(String), request_id: res.headers['x-request-id'] });
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  return body;
-}
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 interface Endpoint {
@@ -105,7 +73,7 @@ describe.each(DATABASES)('loops security on %s', (kind) => {
     });
 
     beforeAll(async () => {
-      t = await startApp(kind, { now: () => clock });
+      t = await startTestApp(kind, { now: () => clock });
       const created = await t.request({
         method: 'POST',
         url: `${prefix}/acme/loops`,

@@ -15,22 +15,10 @@ import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import { sweepRuns } from '../../src/domain/loops/runs.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import type { RunnersTable } from '../../src/store/schema-runners.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/** startTestApp, retried on the known PostgreSQL setup race only (see tickets-malformed.test.ts). */
-async function startApp(kind: DatabaseKind, options?: Parameters<typeof startTestApp>[1]): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind, options);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 const PREFIXES = ['/api/v1/ext/orgs', '/api/v1/orgs'] as const;
 const START = Date.parse('2026-11-22T10:00:00.000Z');
@@ -145,26 +133,8 @@ interface RunJson {
   updated_at: string;
 }
 
-interface ErrorJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorJson;
-  expect(body).toMatchObject({ code, error: expect.any(String), request_id: res.headers['x-request-id'] });
-  expect(body.error.length).toBeGreaterThan(0);
-  for (const key of Object.keys(body)) expect(['error', 'code', 'request_id', 'details', 'required_scopes']).toContain(key);
-  return body;
-}
-
 /** 400 VALIDATION_FAILED whose details name `field` (a body pointer such as `/name`, or a parameter name). */
-function expectInvalid(res: LightMyRequestResponse, field: string): ErrorJson {
+function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
   const body = expectError(res, 400, 'VALIDATION_FAILED');
   expect(Array.isArray(body.details), res.body).toBe(true);
   expect(body.details!.map((d) => d.field), res.body).toContain(field);
@@ -274,7 +244,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
     };
 
     beforeAll(async () => {
-      t = await startApp(kind, { now: () => clock });
+      t = await startTestApp(kind, { now: () => clock });
       ctx = t.app.drover.ctx;
       runnerId = await insertRunner(t.org.id);
       const bare = await t.createOrg('bare');

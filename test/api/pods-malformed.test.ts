@@ -9,61 +9,16 @@
 import type { LightMyRequestResponse } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/** startTestApp, retried on one known PostgreSQL setup race only; see tickets-security.test.ts. */
-async function startApp(kind: DatabaseKind): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 /** FC_NUM_RUNS=1000 for a deeper local sweep. */
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 30);
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
-
 /** A 4xx with the contract's error body; `status`/`code` when the contract fixes them. */
-function expectError(res: LightMyRequestResponse, status?: number, code?: string, requireDetails = true): ErrorBodyJson {
-  if (status !== undefined) expect(res.statusCode, res.body).toBe(status);
-  expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
-  expect(res.statusCode, res.body).toBeLessThan(500);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.code).toMatch(/^[A-Z][A-Z0-9_]*$/);
-  if (code !== undefined) expect(body.code).toBe(code);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (body.code === 'VALIDATION_FAILED' && requireDetails) {
-    expect(Array.isArray(body.details), res.body).toBe(true);
-    expect(body.details!.length).toBeGreaterThan(0);
-  }
-  for (const d of body.details ?? []) {
-    expect(typeof d.field).toBe('string');
-    expect(typeof d.message).toBe('string');
-    expect(d.message.length).toBeGreaterThan(0);
-  }
-  return body;
-}
 
 /** 400 VALIDATION_FAILED whose details name `field`: a body JSON pointer (`/alias`) or a query/path name (`limit`). */
 function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
@@ -222,7 +177,7 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
   const get = (path: string) => t.request({ method: 'GET', url: t.path(path) });
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
     const now = Date.now();
     const runner = await t.store.db
       .insertInto('runners')
@@ -320,7 +275,7 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
           '{"agent_slug":"sh\\u0000ell"}',
           '{"agent_slug":"shell","agentfile_layer":"PROMPT \\"x\\u0000\\""}',
         ]) {
-          expectError(await raw(payload), 400, 'VALIDATION_FAILED', false);
+          expectError(await raw(payload), 400, 'VALIDATION_FAILED', { requireDetails: false });
         }
         // Through an agentfile escape instead of a JSON one.
         expectInvalid(await post({ agent_slug: 'shell', agentfile_layer: 'PROMPT "x\\u0000y"' }), '/agentfile_layer');
@@ -490,9 +445,9 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
 
       it('a NUL or a malformed escape in the path → 400', async () => {
         // Not about one parameter, so no details are required.
-        expectError(await get('/pods/p-%00'), 400, 'VALIDATION_FAILED', false);
-        expectError(await get('/runners/1%00'), 400, 'VALIDATION_FAILED', false);
-        expectError(await get('/pods/%E0%A4%A'), 400, undefined, false);
+        expectError(await get('/pods/p-%00'), 400, 'VALIDATION_FAILED', { requireDetails: false });
+        expectError(await get('/runners/1%00'), 400, 'VALIDATION_FAILED', { requireDetails: false });
+        expectError(await get('/pods/%E0%A4%A'), 400, undefined, { requireDetails: false });
       });
 
       it('a pod key case variant of a real one → 404 and the pod is untouched', async () => {

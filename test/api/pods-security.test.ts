@@ -12,22 +12,10 @@ import crypto from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/** startTestApp, retried on one known PostgreSQL setup race only; see tickets-security.test.ts. */
-async function startApp(kind: DatabaseKind): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 type Method = 'GET' | 'POST';
 
@@ -81,30 +69,6 @@ const MALFORMED_KEYS = [
   `drvrun_${randomBase62(40)}`,
   `drvreg_${randomBase62(40)}`,
 ];
-
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
-
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(body.code).toBe(code);
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(typeof body.request_id).toBe('string');
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (status === 403) expect(Array.isArray(body.required_scopes)).toBe(true);
-  return body;
-}
 
 let runnerSeq = 0;
 
@@ -184,7 +148,7 @@ describe.each(DATABASES)('pod and runner endpoints security on %s', (kind) => {
   const target = async (ep: Endpoint, mayChange: boolean): Promise<string> => (ep.addresses === 'pod' && ep.changes && mayChange ? createPod() : fixturePod);
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
     runnerId = await insertRunner(t, t.org.id, 'acme-runner');
     fixturePod = await createPod();
     const pod = await t.store.db.selectFrom('pods').select('id').where('key', '=', fixturePod).executeTakeFirstOrThrow();

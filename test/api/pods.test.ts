@@ -7,34 +7,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import type { PodStatus, RunnersTable } from '../../src/store/schema-runners.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/**
- * startTestApp, retried on one known PostgreSQL setup race only (a concurrently running suite
- * dropping its schema while Kysely's Migrator introspects every schema); see tickets-security.test.ts.
- */
-async function startApp(kind: DatabaseKind): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
-
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 interface PodDetail {
   key: string;
@@ -62,7 +39,6 @@ interface PodDetail {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const POD_KEY = /^[a-z0-9-]{1,64}$/;
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
 const LIST_KEYS = ['agent_slug', 'branch', 'created_at', 'key', 'prompt', 'repository_id', 'runner_id', 'status', 'updated_at'];
 const DETAIL_KEYS = [
   ...LIST_KEYS,
@@ -79,19 +55,6 @@ const DETAIL_KEYS = [
   'started_at',
   'ticket_slug',
 ].sort();
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(body.code).toBe(code);
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (status === 400 && code === 'VALIDATION_FAILED') expect(body.details?.length).toBeGreaterThan(0);
-  return body;
-}
 
 /** 400 VALIDATION_FAILED whose details name the body field `/field` (or the bare name, leniently: see the ticket tests). */
 function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
@@ -171,7 +134,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
     runnerId = await insertRunner(t, t.org.id, { max_pods: 1000 });
     other = await t.createOrg('globex');
     otherKey = (await t.issueKey(SCOPES, { org: other })).key;

@@ -6,16 +6,15 @@
  */
 import crypto from 'node:crypto';
 import { Writable } from 'node:stream';
-import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { closedPort, hang, json, startMockProvider, type MockProvider } from '../providers/helpers.ts';
+import { expectError } from '../helpers/errors.ts';
 
 const CALLER_TOKEN = 'ghp_CallerToken_0123456789';
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
 
 interface Endpoint {
   name: string;
@@ -44,27 +43,7 @@ const ENDPOINTS: Endpoint[] = [
   },
 ];
 
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
 /** The contract's error body (§1 "Error body"), and the status and code. */
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.code).toBe(code);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (status === 400 && code === 'VALIDATION_FAILED') expect(body.details?.length).toBeGreaterThan(0);
-  return body;
-}
 
 let mock: MockProvider;
 beforeAll(async () => {

@@ -8,31 +8,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
 import { hashSecret } from '../../src/domain/auth/keys.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import type { PodStatus, RunnersTable } from '../../src/store/schema-runners.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/** startTestApp, retried on one known PostgreSQL setup race only; see tickets-security.test.ts. */
-async function startApp(kind: DatabaseKind): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
-
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 interface RunnerJson {
   id: number;
@@ -60,20 +40,6 @@ interface AgentJson {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RUNNER_KEYS = ['arch', 'created_at', 'id', 'labels', 'last_heartbeat_at', 'max_pods', 'name', 'os', 'pod_count', 'status', 'version'];
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
-
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(body.code).toBe(code);
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (code === 'VALIDATION_FAILED') expect(body.details?.length).toBeGreaterThan(0);
-  return body;
-}
 
 function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
   const body = expectError(res, 400, 'VALIDATION_FAILED');
@@ -139,7 +105,7 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
     // The runners live in their own org so the acme key and the admin tests below do not disturb them.
     org = await t.createOrg('fleet');
     slug = org.slug;
@@ -398,7 +364,7 @@ describe.each(DATABASES)('runner and agent administration on %s', (kind) => {
     Number((await t.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
     await t.createOrg('globex');
   });
 

@@ -12,26 +12,9 @@ import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../src/domain/tickets/model.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/**
- * startTestApp, retried on one known PostgreSQL setup race only: Kysely's Migrator introspects the tables of every
- * schema in the database, and a schema that a concurrently running suite is dropping at that moment makes it fail with
- * 'schema "t_…" does not exist'. The race is in the shared test database (test/helpers/databases.ts gives each suite a
- * schema), not in the API under test.
- */
-async function startApp(kind: DatabaseKind, options?: Parameters<typeof startTestApp>[1]): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind, options);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 
 /** FC_NUM_RUNS=1000 for a deeper local sweep. */
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 30);
@@ -39,45 +22,7 @@ const MiB = 1024 * 1024;
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
-
 /** A 4xx with the contract's error body; `status`/`code` when the contract fixes them. */
-function expectError(res: LightMyRequestResponse, status?: number, code?: string | string[], requireDetails = true): ErrorBodyJson {
-  if (status !== undefined) expect(res.statusCode, res.body).toBe(status);
-  expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
-  expect(res.statusCode, res.body).toBeLessThan(500);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.code).toMatch(/^[A-Z][A-Z0-9_]*$/);
-  if (typeof code === 'string') expect(body.code).toBe(code);
-  if (Array.isArray(code)) expect(code).toContain(body.code);
-  expect(typeof body.request_id).toBe('string');
-  expect(body.request_id.length).toBeGreaterThan(0);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (body.code === 'VALIDATION_FAILED' && requireDetails) {
-    expect(Array.isArray(body.details)).toBe(true);
-    expect(body.details!.length).toBeGreaterThan(0);
-  }
-  if (body.details !== undefined) {
-    for (const d of body.details) {
-      expect(typeof d.field).toBe('string');
-      expect(typeof d.message).toBe('string');
-      expect(d.message.length).toBeGreaterThan(0);
-    }
-  }
-  return body;
-}
 
 /** 400 VALIDATION_FAILED whose details name `field` (a body JSON pointer like `/title`, or a param name). */
 function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
@@ -379,7 +324,7 @@ describe.each(DATABASES)('malformed ticket requests on %s', (kind) => {
   ];
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
     beta = await t.createOrg('beta');
     betaKey = (await t.issueKey(SCOPES, { org: beta })).key;
     acmeUserId = (await admin.createUser(t.ctx, 'acme', { name: 'Ada', email: 'ada@acme.test' })).id;
@@ -733,9 +678,9 @@ describe.each(DATABASES)('malformed ticket requests on %s', (kind) => {
       it('invalid percent-encoding in the path → the contract error body (VALIDATION_FAILED, request_id)', async () => {
         for (const ep of SLUG_ENDPOINTS) {
           const res = await t.request({ method: ep.method, url: t.path(ep.path('%E0%A4%A')), ...(ep.payload ? { payload: ep.payload } : {}) });
-          expectError(res, 400, 'VALIDATION_FAILED', false);
+          expectError(res, 400, 'VALIDATION_FAILED', { requireDetails: false });
         }
-        expectError(await t.request({ method: 'GET', url: '/api/v1/ext/orgs/%E0%A4%A/tickets' }), 400, 'VALIDATION_FAILED', false);
+        expectError(await t.request({ method: 'GET', url: '/api/v1/ext/orgs/%E0%A4%A/tickets' }), 400, 'VALIDATION_FAILED', { requireDetails: false });
       });
 
       // Was a bug (fixed): same cause as above (no `frameworkErrors` in src/app.ts): a path parameter over routerOptions.maxParamLength
@@ -744,7 +689,7 @@ describe.each(DATABASES)('malformed ticket requests on %s', (kind) => {
       it('a slug over 200 characters → a 4xx with the contract error body', async () => {
         for (const ep of SLUG_ENDPOINTS) {
           const res = await t.request({ method: ep.method, url: t.path(ep.path('S'.repeat(201))), ...(ep.payload ? { payload: ep.payload } : {}) });
-          expectError(res, undefined, undefined, false);
+          expectError(res, undefined, undefined, { requireDetails: false });
         }
       });
     });

@@ -11,26 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
-import type { DatabaseKind } from '../../src/store/db.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-
-/**
- * startTestApp, retried on one known PostgreSQL setup race only: Kysely's Migrator introspects the tables of every
- * schema in the database, and a schema that a concurrently running suite is dropping at that moment makes it fail with
- * 'schema "t_…" does not exist'. The race is in the shared test database (test/helpers/databases.ts gives each suite a
- * schema), not in the API under test.
- */
-async function startApp(kind: DatabaseKind, options?: Parameters<typeof startTestApp>[1]): Promise<TestApp> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startTestApp(kind, options);
-    } catch (error) {
-      if (attempt >= 5 || !/schema "t_[0-9a-f]+" does not exist/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
-    }
-  }
-}
+import { expectError } from '../helpers/errors.ts';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -99,37 +82,7 @@ const MALFORMED_KEYS = [
   `Bearer drv_${randomBase62(40)}`,
 ];
 
-const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
-
-interface ErrorBodyJson {
-  error: string;
-  code: string;
-  request_id: string;
-  details?: { field: string; message: string }[];
-  required_scopes?: string[];
-}
-
 /** The contract's error body (§1 "Error body"), and the status and code. */
-function expectError(res: LightMyRequestResponse, status: number, code: string): ErrorBodyJson {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json\b/);
-  const body = res.json() as ErrorBodyJson;
-  expect(typeof body.error).toBe('string');
-  expect(body.error.trim().length).toBeGreaterThan(0);
-  expect(body.code).toBe(code);
-  expect(typeof body.request_id).toBe('string');
-  expect(body.request_id.length).toBeGreaterThan(0);
-  expect(body.request_id).toBe(res.headers['x-request-id']);
-  for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
-  if (status === 403) expect(Array.isArray(body.required_scopes)).toBe(true);
-  if (body.details !== undefined) {
-    for (const d of body.details) {
-      expect(typeof d.field).toBe('string');
-      expect(typeof d.message).toBe('string');
-    }
-  }
-  return body;
-}
 
 describe.each(DATABASES)('ticket endpoints security on %s', (kind) => {
   let t: TestApp;
@@ -194,7 +147,7 @@ describe.each(DATABASES)('ticket endpoints security on %s', (kind) => {
   const target = async (ep: Endpoint, mayChange: boolean): Promise<string> => (ep.addressesTicket && mayChange ? createTicket() : fixtureSlug);
 
   beforeAll(async () => {
-    t = await startApp(kind, { now: () => clock });
+    t = await startTestApp(kind, { now: () => clock });
     globex = await t.createOrg('globex');
     globexKey = (await t.issueKey(SCOPES, { org: globex })).key;
     readKey = (await t.issueKey(['tickets:read'])).key;
@@ -431,7 +384,7 @@ describe.each(DATABASES)('tickets of another organization on %s', (kind) => {
   };
 
   beforeAll(async () => {
-    t = await startApp(kind);
+    t = await startTestApp(kind);
     const globex = await t.createOrg('globex', 'GLX');
     const initech = await t.createOrg('initech', 'ACME');
     globexKey = (await t.issueKey(SCOPES, { org: globex })).key;

@@ -11,14 +11,14 @@ export interface ErrorBody {
 }
 
 /** Fastify's own errors, by code, in the contract's terms. */
-const FASTIFY_CODES: Record<string, { code: ErrorCode; message?: string }> = {
+const FASTIFY_CODES: Record<string, { code: ErrorCode; message?: string; field?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1 MiB' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'request body must be sent as application/json' },
   FST_ERR_CTP_INVALID_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'request body must be sent as application/json' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: 'request body is empty but its content type is application/json' },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'VALIDATION_FAILED', message: 'Content-Length does not match the body' },
-  FST_ERR_BAD_URL: { code: 'VALIDATION_FAILED', message: 'the request URL is malformed' },
-  FST_ERR_MAX_PARAM_LENGTH: { code: 'VALIDATION_FAILED', message: 'a path parameter is longer than 200 characters' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'VALIDATION_FAILED', message: 'Content-Length does not match the body', field: 'Content-Length' },
+  FST_ERR_BAD_URL: { code: 'VALIDATION_FAILED', message: 'the request URL is malformed', field: 'path' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'VALIDATION_FAILED', message: 'a path parameter is longer than 200 characters', field: 'path' },
 };
 
 export function toErrorBody(error: AppError, requestId: string): ErrorBody {
@@ -40,7 +40,10 @@ export function toAppError(error: FastifyError | AppError | Error): AppError {
     });
   }
   const known = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
-  if (known) return new AppError(known.code, known.message ?? fastifyError.message);
+  if (known) {
+    const message = known.message ?? fastifyError.message;
+    return new AppError(known.code, message, known.field ? { details: [{ field: known.field, message }] } : {});
+  }
   const status = fastifyError.statusCode ?? 500;
   if (status === 404) return new AppError('NOT_FOUND', 'not found');
   if (status >= 400 && status < 500) return new AppError('VALIDATION_FAILED', fastifyError.message);

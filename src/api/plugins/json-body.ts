@@ -27,8 +27,13 @@ export function registerJsonBody(app: FastifyInstance): void {
       return done(new AppError('INVALID_JSON', `request body is not valid JSON: ${(error as Error).message}`), undefined);
     }
     // JSON escapes can smuggle U+0000 into strings; no database column or process argument can hold it.
-    if (text.includes('\\u0000') && containsNul(value)) {
-      return done(new AppError('VALIDATION_FAILED', 'request body strings may not contain the character U+0000'), undefined);
+    const nulAt = text.includes('\\u0000') ? pointerToNul(value, '') : undefined;
+    if (nulAt !== undefined) {
+      const message = 'strings may not contain the character U+0000';
+      return done(
+        new AppError('VALIDATION_FAILED', `${nulAt.slice(1) || 'request body'}: ${message}`, { details: [{ field: nulAt || '/', message }] }),
+        undefined,
+      );
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       return done(
@@ -42,9 +47,15 @@ export function registerJsonBody(app: FastifyInstance): void {
   });
 }
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => k.includes('\0') || containsNul(v));
-  return false;
+/** The JSON pointer (RFC 6901) of the first string or key holding a NUL, or undefined if none does. */
+function pointerToNul(value: unknown, at: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? at : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const here = `${at}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    if (typeof key === 'string' && key.includes('\0')) return here;
+    const found = pointerToNul(item, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
