@@ -275,7 +275,7 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
           '{"agent_slug":"sh\\u0000ell"}',
           '{"agent_slug":"shell","agentfile_layer":"PROMPT \\"x\\u0000\\""}',
         ]) {
-          expectError(await raw(payload), 400, 'VALIDATION_FAILED', { requireDetails: false });
+          expectError(await raw(payload), 400, 'VALIDATION_FAILED');
         }
         // Through an agentfile escape instead of a JSON one.
         expectInvalid(await post({ agent_slug: 'shell', agentfile_layer: 'PROMPT "x\\u0000y"' }), '/agentfile_layer');
@@ -445,9 +445,9 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
 
       it('a NUL or a malformed escape in the path → 400', async () => {
         // Not about one parameter, so no details are required.
-        expectError(await get('/pods/p-%00'), 400, 'VALIDATION_FAILED', { requireDetails: false });
-        expectError(await get('/runners/1%00'), 400, 'VALIDATION_FAILED', { requireDetails: false });
-        expectError(await get('/pods/%E0%A4%A'), 400, undefined, { requireDetails: false });
+        expectError(await get('/pods/p-%00'), 400, 'VALIDATION_FAILED');
+        expectError(await get('/runners/1%00'), 400, 'VALIDATION_FAILED');
+        expectError(await get('/pods/%E0%A4%A'), 400, undefined);
       });
 
       it('a pod key case variant of a real one → 404 and the pod is untouched', async () => {

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-import { closedPort, hang, json, startMockProvider, type MockProvider } from '../providers/helpers.ts';
+import { unusedPort } from '../helpers/ports.ts';
+import { hang, json, startMockProvider, type MockProvider } from '../providers/helpers.ts';
 import { expectError } from '../helpers/errors.ts';
 
 const CALLER_TOKEN = 'ghp_CallerToken_0123456789';
@@ -289,7 +290,7 @@ describe.each(DATABASES)('repository tokens never reach the log, on %s', (kind) 
     const github = (await create({ name: 'gh', full_name: 'acme/web', provider: 'github', url: 'https://x/y', api_base_url: `${mock.origin}/api/v3`, token: stored })).json().repository.id;
     const gitlab = (await create({ name: 'gl', full_name: 'g/p', provider: 'gitlab', url: 'https://x/y', api_base_url: `${mock.origin}/api/v4`, token: stored })).json().repository.id;
     const gitHttp = (await create({ name: 'git', full_name: 'a/b', provider: 'git', url: `${mock.origin}/repo.git` })).json().repository.id;
-    const port = await closedPort();
+    const port = await unusedPort();
     const down = (await create({ name: 'down', full_name: 'acme/web', provider: 'github', url: 'https://x/y', api_base_url: `http://127.0.0.1:${port}` })).json().repository.id;
     // Invalid admin bodies carrying a token.
     expect((await create({ name: 'bad', full_name: 'acme/web', provider: 'github', url: 'ftp://x', token: stored })).statusCode).toBe(400);

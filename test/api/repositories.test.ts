@@ -13,7 +13,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
-import { closedPort, hang, json, startMockProvider, type MockProvider } from '../providers/helpers.ts';
+import { unusedPort } from '../helpers/ports.ts';
+import { hang, json, startMockProvider, type MockProvider } from '../providers/helpers.ts';
 
 const TIMEOUT_MS = 1_500;
 const STORED_TOKEN = 'ghp_StoredToken_0123456789abcdefXYZ';
@@ -475,7 +476,7 @@ describe.each(DATABASES)('repositories API on %s', (kind) => {
     });
 
     it('an unreachable provider (closed port) is 502', async () => {
-      const port = await closedPort();
+      const port = await unusedPort();
       const repo = await github({ api_base_url: `http://127.0.0.1:${port}` });
       const response = await branches(repo.id);
       expect(response.statusCode).toBe(502);

@@ -4,7 +4,6 @@
  * for usage errors, server errors and an unreachable server.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import {
   type CommandResult,
   type ServerProcess,
 } from '../helpers/server-process.ts';
+import { unusedPort } from '../helpers/ports.ts';
 
 interface Fixture {
   database: TestDatabase;
@@ -57,15 +57,6 @@ function json<T>(result: CommandResult): T {
 function ok(result: CommandResult): CommandResult {
   if (result.code !== 0) throw new Error(`exit ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`);
   return result;
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 interface Org {
@@ -230,7 +221,7 @@ describe('drover admin: where the admin token comes from, and errors', () => {
   });
 
   it('an unreachable server exits 1 with a message', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const result = await admin(fixture, ['orgs', 'list', '--server', `http://127.0.0.1:${port}`, '--admin-token', 'whatever']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');

@@ -11,13 +11,13 @@
  * guarded status updates, are exercised on both by the SIGKILL test).
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { childPids, commandLine, killGroup, processGone, runnerPath, startRunnerProcess, tempDir, waitFor } from '../helpers/runner-process.ts';
+import { unusedPort } from '../helpers/ports.ts';
 
 const ORG = '/api/v1/ext/orgs/default';
 const ADMIN_TOKEN = 'drvadm_e2e_faults_admin_token_0123456789abcdef';
@@ -33,14 +33,6 @@ interface PodDetail {
 
 function layer(script: string): string {
   return ['PROMPT <<END', script, 'END'].join('\n');
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A small API client bound to one server and key. */
@@ -242,7 +234,7 @@ describe.each(DATABASES)('server faults (%s)', (kind) => {
   });
 
   it('kill -9 of the server and a restart on the same data: the runner reconnects, pods and states are intact, and a pod that ended during the outage is reported', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const env = { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' };
     let server = await startServerProcess({ dataDir: database.dataDir, env, args: ['--port', String(port)] });
     expect(server.url).toBe(`http://127.0.0.1:${port}`);
@@ -388,7 +380,7 @@ describe('the local runner of `drover serve` (SQLite)', () => {
   });
 
   it('runs pods with the server’s credentials and nothing else of its environment; kill -9 of the server ends its local runner’s agents, and the restart fails the pod', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const env = {
       ...database.env,
       DROVER_ADMIN_TOKEN: ADMIN_TOKEN,

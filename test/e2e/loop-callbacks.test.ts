@@ -6,14 +6,13 @@
  * Retries happen in real time here: the first retry comes 5 s after the first attempt.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http as request, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 
 const ORG = '/api/v1/ext/orgs/default';
 const ADMIN_TOKEN = 'drvadm_e2e_loop_callbacks_admin_token_0123456789';
@@ -35,62 +34,6 @@ interface Loop {
   callback_secret?: string;
 }
 
-interface Hit {
-  at: number;
-  method: string;
-  path: string;
-  webhookId: string;
-  body: string;
-  headers: http.IncomingHttpHeaders;
-  /** null when the signature verified with the receiver's secret at arrival. */
-  verifyError: string | null;
-}
-
-interface Receiver {
-  port: number;
-  url: string;
-  /** The secret requests are verified with (the loop's callback_secret, known once the loop exists). */
-  secret: string;
-  hits: Hit[];
-  close(): Promise<void>;
-}
-
-/** A receiver on 127.0.0.1 (on `port` if given); answers `status(n)` to the n-th request. */
-async function startReceiver(status: (n: number) => number, port = 0): Promise<Receiver> {
-  const hits: Hit[] = [];
-  const sockets = new Set<Socket>();
-  const receiver: Receiver = { port: 0, url: '', secret: '', hits, close: async () => {} };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verifyError: string | null = null;
-      try {
-        new Webhook(receiver.secret).verify(body, req.headers as Record<string, string>);
-      } catch (error) {
-        verifyError = (error as Error).message;
-      }
-      hits.push({ at: Date.now(), method: req.method ?? '', path: req.url ?? '', webhookId: String(req.headers['webhook-id']), body, headers: req.headers, verifyError });
-      res.writeHead(status(hits.length)).end();
-    });
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
-  receiver.port = (server.address() as AddressInfo).port;
-  receiver.url = `http://127.0.0.1:${receiver.port}/hooks/drover`;
-  receiver.close = () =>
-    new Promise<void>((resolve) => {
-      if (!server.listening) return resolve();
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    });
-  return receiver;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(DATABASES)('loop run callbacks end to end (%s)', (kind) => {
@@ -99,7 +42,7 @@ describe.each(DATABASES)('loop run callbacks end to end (%s)', (kind) => {
   let runner: RunnerProcess | undefined;
   let scratch: string;
   let apiKey: string;
-  const receivers: Receiver[] = [];
+  const receivers: WebhookReceiver[] = [];
 
   const serve = () =>
     startServerProcess({
@@ -114,8 +57,12 @@ describe.each(DATABASES)('loop run callbacks end to end (%s)', (kind) => {
       },
     });
   const api = async (method: string, urlPath: string, body?: unknown) => request(server.url, method, urlPath, { key: apiKey, body });
+  /**
+   * A receiver on 127.0.0.1 (on `port` if given) at /hooks/drover; answers `status(n)` to the n-th
+   * request. Its secret is set once the loop (and so its callback_secret) exists.
+   */
   const receiver = async (status: (n: number) => number, port?: number) => {
-    const r = await startReceiver(status, port);
+    const r = await startWebhookReceiver({ reply: (_hit, n) => status(n), port, path: '/hooks/drover' });
     receivers.push(r);
     return r;
   };

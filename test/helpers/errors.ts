@@ -12,21 +12,15 @@ export interface ErrorBodyJson {
 
 export const ALLOWED_ERROR_KEYS = ['error', 'code', 'request_id', 'details', 'required_scopes'];
 
-export interface ExpectErrorOptions {
-  /** A VALIDATION_FAILED body must name at least one field (off for errors about the body as a whole). */
-  requireDetails?: boolean;
-}
-
 /**
  * Asserts an error answer (the given status, else any 4xx) carrying the error body: JSON, a non-empty sentence, a code (the given one,
  * or one of the given ones), the request id of the `x-request-id` header, no other keys,
- * `details` naming fields, and `required_scopes` on a missing scope.
+ * `details` naming fields (at least one on VALIDATION_FAILED), and `required_scopes` on a missing scope.
  */
 export function expectError(
   res: LightMyRequestResponse,
   status?: number,
   code?: string | readonly string[],
-  { requireDetails = true }: ExpectErrorOptions = {},
 ): ErrorBodyJson {
   if (status !== undefined) {
     expect(res.statusCode, res.body).toBe(status);
@@ -46,7 +40,7 @@ export function expectError(
   expect(body.request_id).toBe(res.headers['x-request-id']);
   for (const key of Object.keys(body)) expect(ALLOWED_ERROR_KEYS).toContain(key);
   if (body.code === 'INSUFFICIENT_SCOPE') expect(body.required_scopes?.length, res.body).toBeGreaterThan(0);
-  if (body.code === 'VALIDATION_FAILED' && requireDetails) expect(body.details?.length, res.body).toBeGreaterThan(0);
+  if (body.code === 'VALIDATION_FAILED') expect(body.details?.length, res.body).toBeGreaterThan(0);
   for (const detail of body.details ?? []) {
     expect(typeof detail.field).toBe('string');
     expect(typeof detail.message).toBe('string');

@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitEnv, parseLsRemote } from '../../src/domain/repositories/providers/git.ts';
 import { listBranches, listMergeRequests, type ProviderTarget } from '../../src/domain/repositories/providers/index.ts';
-import { closedPort, hang, providerError, startMockProvider, type MockProvider } from './helpers.ts';
+import { hang, providerError, startMockProvider, type MockProvider } from './helpers.ts';
+import { unusedPort } from '../helpers/ports.ts';
 
 const TOKEN = 'glpat-RightToken-xyz987';
 const EXPECTED_AUTH = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
@@ -180,7 +181,7 @@ describe('git provider over HTTP (git http-backend)', () => {
   });
 
   it('a closed port is unavailable', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const err = await providerError(listBranches(target(`http://127.0.0.1:${port}/app.git`), TOKEN));
     expect(err.kind).toBe('unavailable');
     expect(err.message).toMatch(/Failed to connect|Connection refused|Couldn't connect/i);
@@ -197,7 +198,7 @@ describe('git provider over HTTP (git http-backend)', () => {
   });
 
   it('URL user-info never ends up in an error message', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const err = await providerError(listBranches(target(`http://someone:hunter2@127.0.0.1:${port}/app.git`), TOKEN));
     expect(err.message).not.toContain('hunter2');
   });

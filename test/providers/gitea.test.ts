@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listBranches, listMergeRequests, type ProviderTarget } from '../../src/domain/repositories/providers/index.ts';
-import { closedPort, hang, json, providerError, startMockProvider, type MockProvider } from './helpers.ts';
+import { hang, json, providerError, startMockProvider, type MockProvider } from './helpers.ts';
+import { unusedPort } from '../helpers/ports.ts';
 
 const TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 const REPO = '/api/v1/repos/team/widget';
@@ -178,7 +179,7 @@ describe('gitea failures', () => {
   });
 
   it('a closed port is unavailable', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const err = await providerError(listBranches({ ...target, apiBaseUrl: `http://127.0.0.1:${port}/api/v1` }, TOKEN));
     expect(err.kind).toBe('unavailable');
     expect(err.message).toMatch(/ECONNREFUSED/);

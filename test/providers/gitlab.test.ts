@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listBranches, listMergeRequests, type ProviderTarget } from '../../src/domain/repositories/providers/index.ts';
-import { closedPort, hang, json, providerError, startMockProvider, type MockProvider } from './helpers.ts';
+import { hang, json, providerError, startMockProvider, type MockProvider } from './helpers.ts';
+import { unusedPort } from '../helpers/ports.ts';
 
 const TOKEN = 'glpat-TestToken0123456789';
 const PROJECT = '/api/v4/projects/my-group%2Fsub%2Fproject';
@@ -197,7 +198,7 @@ describe('gitlab failures', () => {
   });
 
   it('a closed port is unavailable', async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const err = await providerError(listBranches({ ...target, apiBaseUrl: `http://127.0.0.1:${port}/api/v4` }, TOKEN));
     expect(err.kind).toBe('unavailable');
     expect(err.message).toMatch(/ECONNREFUSED/);

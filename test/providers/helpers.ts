@@ -57,15 +57,6 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(JSON.stringify(body));
 }
 
-/** A port nothing listens on: bound, then released. */
-export async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** Awaits a promise expected to fail with a ProviderError and returns that error. */
 export async function providerError(p: Promise<unknown>): Promise<ProviderError> {
   const err: unknown = await p.then(

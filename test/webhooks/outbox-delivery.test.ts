@@ -8,10 +8,7 @@
  * years ahead of real time and every signature must still verify.
  */
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import pino from 'pino';
-import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DomainContext } from '../../src/domain/context.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
@@ -21,34 +18,12 @@ import type { DatabaseKind, Store } from '../../src/store/db.ts';
 import type { WebhookDeliveryRow } from '../../src/store/schema-loops.ts';
 import * as deliveries from '../../src/store/webhooks.ts';
 import { createTestStore, DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import { startWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from '../helpers/webhook-receiver.ts';
+import { unusedPort } from '../helpers/ports.ts';
 
 const log = pino({ level: 'silent' });
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
-
-interface Received {
-  method: string;
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  webhookId: string;
-  /** null when the Standard Webhooks signature verified, else the package's reason. */
-  verifyError: string | null;
-}
-
-type Reply = { status: number; headers?: Record<string, string> } | 'never';
-
-interface Receiver {
-  host: string;
-  port: number;
-  /** `http://<host>:<port>/hook`. */
-  url: string;
-  requests: Received[];
-  /** TCP connections accepted, whether or not a request followed. */
-  connections: number;
-  countFor(webhookId: string): number;
-  close(): Promise<void>;
-}
 
 describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) => {
   let database: TestDatabase;
@@ -61,7 +36,7 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
   let nextSubject: number;
   const stores = new Set<Store>();
   const senders: WebhookSender[] = [];
-  const receivers: Receiver[] = [];
+  const receivers: WebhookReceiver[] = [];
 
   const contextFor = (store: Store): DomainContext => ({ store, now: () => clock, secrets });
 
@@ -131,68 +106,15 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     return found;
   }
 
-  /** A receiver verifying every request's signature with `secret`, answering `reply(request, n)`. */
-  async function receiver(reply: (request: Received, n: number) => Reply, options: { host?: string; port?: number } = {}): Promise<Receiver> {
-    const host = options.host ?? '127.0.0.1';
-    const requests: Received[] = [];
-    const sockets = new Set<Socket>();
-    let connections = 0;
-    const server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        let verifyError: string | null = null;
-        try {
-          new Webhook(secret).verify(body, req.headers as Record<string, string>);
-        } catch (error) {
-          verifyError = (error as Error).message;
-        }
-        const received: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, webhookId: String(req.headers['webhook-id']), verifyError };
-        requests.push(received);
-        const answer = reply(received, requests.length);
-        if (answer === 'never') return;
-        res.writeHead(answer.status, answer.headers).end();
-      });
-    });
-    server.on('connection', (socket: Socket) => {
-      connections++;
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, host, () => resolve()));
-    const port = (server.address() as AddressInfo).port;
-    const made: Receiver = {
-      host,
-      port,
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/hook`,
-      requests,
-      get connections() {
-        return connections;
-      },
-      countFor: (webhookId) => requests.filter((r) => r.webhookId === webhookId).length,
-      close: () =>
-        new Promise<void>((resolve) => {
-          if (!server.listening) return resolve();
-          for (const socket of sockets) socket.destroy();
-          server.close(() => resolve());
-        }),
-    };
+  /** A receiver verifying every request's signature with `secret`, answering `reply(hit, n)`; closed after the test. */
+  async function receiver(reply: WebhookReceiverOptions['reply'], options: Omit<WebhookReceiverOptions, 'secret' | 'reply'> = {}): Promise<WebhookReceiver> {
+    const made = await startWebhookReceiver({ secret, reply, ...options });
     receivers.push(made);
     return made;
   }
 
-  /** A loopback port with nothing listening on it. */
-  async function unusedPort(): Promise<number> {
-    const server = http.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return port;
-  }
-
-  function expectAllVerified(r: Receiver): void {
-    for (const request of r.requests) {
+  function expectAllVerified(r: WebhookReceiver): void {
+    for (const request of r.hits) {
       expect(request.verifyError, `signature of ${request.webhookId}`).toBeNull();
       expect(request.method).toBe('POST');
       expect(request.headers['content-type']).toBe('application/json');
@@ -228,10 +150,10 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
       clock += wait + 1;
       expect(await sender.runOnce()).toBe(0);
     }
-    expect(r.requests).toHaveLength(3);
-    expect(new Set(r.requests.map((q) => q.webhookId))).toEqual(new Set([eventId]));
-    expect(new Set(r.requests.map((q) => q.body)).size).toBe(1); // the same bytes every attempt
-    expect(JSON.parse(r.requests[0].body)).toEqual({
+    expect(r.hits).toHaveLength(3);
+    expect(new Set(r.hits.map((q) => q.webhookId))).toEqual(new Set([eventId]));
+    expect(new Set(r.hits.map((q) => q.body)).size).toBe(1); // the same bytes every attempt
+    expect(JSON.parse(r.hits[0].body)).toEqual({
       type: 'loop.run.finished',
       timestamp: new Date(enqueuedAt).toISOString(),
       data: { loop: { id: 7, slug: 'nightly', name: 'Nightly' }, run: { id: subject.id, status: 'completed' } },
@@ -246,10 +168,10 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     const { eventId } = await enqueue(r.url);
     expect(await newSender().runOnce()).toBe(1);
     expect(await row(eventId)).toMatchObject({ status: 'delivered', attempts: 1, last_status_code: 204 });
-    expect(r.requests).toHaveLength(1);
+    expect(r.hits).toHaveLength(1);
     expectAllVerified(r);
     // The event's own timestamp is the injected clock's (when the run ended).
-    expect(JSON.parse(r.requests[0].body).timestamp).toBe('2031-06-01T00:00:00.000Z');
+    expect(JSON.parse(r.hits[0].body).timestamp).toBe('2031-06-01T00:00:00.000Z');
   });
 
   it('410 Gone: one attempt, failed, never retried', async () => {
@@ -262,7 +184,7 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
       clock += wait + 1;
       expect(await sender.runOnce()).toBe(0);
     }
-    expect(r.requests).toHaveLength(1);
+    expect(r.hits).toHaveLength(1);
     expectAllVerified(r);
     expect(settled).toEqual([{ subject, status: 'failed' }]);
   });
@@ -275,15 +197,15 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     const after = await row(eventId);
     expect(after).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 302, next_attempt_at: clock + 5 * SECOND });
     expect(after.last_error).toContain('not followed');
-    expect(r.requests).toHaveLength(1);
+    expect(r.hits).toHaveLength(1);
     expectAllVerified(r);
     expect(elsewhere.connections).toBe(0);
-    expect(elsewhere.requests).toHaveLength(0);
+    expect(elsewhere.hits).toHaveLength(0);
     expect(settled).toEqual([]);
   });
 
   it('a receiver that never answers: the attempt ends at timeoutMs (300 ms) and is rescheduled with an error', async () => {
-    const r = await receiver(() => 'never');
+    const r = await receiver(() => 'hang');
     const { eventId } = await enqueue(r.url);
     const started = Date.now();
     expect(await newSender({ timeoutMs: 300 }).runOnce()).toBe(1);
@@ -293,7 +215,7 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     const after = await row(eventId);
     expect(after).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, next_attempt_at: clock + 5 * SECOND });
     expect(after.last_error).toMatch(/no answer within 0\.3 s/);
-    expect(r.requests).toHaveLength(1);
+    expect(r.hits).toHaveLength(1);
     expectAllVerified(r);
     expect(settled).toEqual([]);
   });
@@ -315,7 +237,7 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     expect(await row(eventId)).toMatchObject({ status: 'failed', attempts: 7, last_status_code: 503 });
     clock += 30 * 24 * 60 * MINUTE;
     expect(await sender.runOnce()).toBe(0);
-    expect(r.countFor(eventId)).toBe(7);
+    expect(r.hitsFor(eventId)).toBe(7);
     expectAllVerified(r);
     expect(settled).toEqual([{ subject, status: 'failed' }]);
   });
@@ -343,8 +265,8 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     clock += 10 * 60 * 60 * SECOND;
     expect(await after.runOnce()).toBe(0);
     expect(await row(eventId, restarted)).toMatchObject({ status: 'delivered', attempts: 2, last_status_code: 200 });
-    expect(r.countFor(eventId)).toBe(1);
-    expect(r.requests).toHaveLength(1);
+    expect(r.hitsFor(eventId)).toBe(1);
+    expect(r.hits).toHaveLength(1);
     expectAllVerified(r);
     expect(settled).toEqual([{ subject, status: 'delivered' }]);
   });
@@ -364,9 +286,9 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
       attempted += n;
     }
     expect(attempted).toBe(20);
-    expect(r.requests).toHaveLength(20);
+    expect(r.hits).toHaveLength(20);
     for (const id of ids) {
-      expect(r.countFor(id), id).toBe(1);
+      expect(r.hitsFor(id), id).toBe(1);
       expect(await row(id)).toMatchObject({ status: 'delivered', attempts: 1 });
     }
     expectAllVerified(r);
@@ -400,8 +322,8 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     }
     expect(v4.connections).toBe(0);
     expect(v6.connections).toBe(0);
-    expect(v4.requests).toHaveLength(0);
-    expect(v6.requests).toHaveLength(0);
+    expect(v4.hits).toHaveLength(0);
+    expect(v6.hits).toHaveLength(0);
     expect(settled).toEqual([]);
   });
 });

@@ -5,8 +5,6 @@
  * concurrent senders, and the private-address guard.
  */
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,75 +15,11 @@ import { generateWebhookSecret } from '../../src/domain/webhooks/signing.ts';
 import type { DatabaseKind, Store } from '../../src/store/db.ts';
 import * as deliveries from '../../src/store/webhooks.ts';
 import { createTestDatabase, DATABASES, migrateWithRetry, type TestDatabase } from '../helpers/databases.ts';
+import { startWebhookReceiver, type WebhookReceiverOptions } from '../helpers/webhook-receiver.ts';
+import { unusedPort } from '../helpers/ports.ts';
 
 const log = pino({ level: 'silent' });
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
-
-interface Hit {
-  id: string;
-  timestamp: string;
-  body: string;
-  path: string;
-  method: string;
-  /** null when `new Webhook(secret).verify(body, headers)` accepted the request, else why not. */
-  verifyError: string | null;
-}
-
-type Answer = { status: number; headers?: Record<string, string> } | 'hang';
-
-interface Receiver {
-  url: string;
-  port: number;
-  hits: Hit[];
-  hitsFor(id: string): number;
-  close(): Promise<void>;
-}
-
-/** A real HTTP server that verifies every request's Standard Webhooks signature and answers per `answer`. */
-async function startReceiver(secret: string, answer: (hit: Hit, n: number) => Answer, options: { host?: string; port?: number } = {}): Promise<Receiver> {
-  const hits: Hit[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let verifyError: string | null = null;
-      try {
-        new Webhook(secret).verify(body, req.headers as Record<string, string>);
-      } catch (error) {
-        verifyError = (error as Error).message;
-      }
-      const hit: Hit = { id: String(req.headers['webhook-id']), timestamp: String(req.headers['webhook-timestamp']), body, path: req.url ?? '', method: req.method ?? '', verifyError };
-      hits.push(hit);
-      const reply = answer(hit, hits.length);
-      if (reply === 'hang') return;
-      res.writeHead(reply.status, reply.headers).end('ok');
-    });
-  });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, host, resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/hook`,
-    port,
-    hits,
-    hitsFor: (id) => hits.filter((h) => h.id === id).length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** A port nothing listens on (taken, then released). */
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -150,8 +84,8 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
         enqueueWebhook(trx, on, { orgId: 1, url, secret, type: 'loop.run.finished', data, subject: { type: 'loop_run', id: ++subjectId } }),
       );
     const row = async (eventId: string, on: DomainContext = ctx) => (await deliveries.findDeliveryByEventId(on.store.db, eventId))!;
-    const receiver = async (answer: (hit: Hit, n: number) => Answer, options?: { host?: string; port?: number }) => {
-      const r = await startReceiver(secret, answer, options);
+    const receiver = async (reply: WebhookReceiverOptions['reply'], options: Omit<WebhookReceiverOptions, 'secret' | 'reply'> = {}) => {
+      const r = await startWebhookReceiver({ secret, reply, ...options });
       cleanups.push(() => r.close());
       return r;
     };
@@ -193,7 +127,7 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     expect(receiver.hits).toHaveLength(3);
     for (const hit of receiver.hits) {
       expect(hit.verifyError).toBeNull();
-      expect(hit.id).toBe(eventId);
+      expect(hit.webhookId).toBe(eventId);
       expect(hit.method).toBe('POST');
       expect(hit.path).toBe('/hook');
       // Signed with the wall clock, whatever the injected clock says.
@@ -207,16 +141,11 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
 
   it('sends the content type, and a signature that a wrong secret does not verify', async () => {
     const t = await setup();
-    const headers: http.IncomingHttpHeaders[] = [];
-    const server = http.createServer((req, res) => {
-      headers.push(req.headers);
-      req.resume().on('end', () => res.writeHead(204).end());
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const eventId = await t.enqueue(`http://127.0.0.1:${port}/`);
+    const receiver = await t.receiver(() => 204, { path: '/' });
+    const eventId = await t.enqueue(receiver.url);
     expect(await t.sender().runOnce()).toBe(1);
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await receiver.close();
+    const headers = receiver.hits.map((hit) => hit.headers);
     expect(headers).toHaveLength(1);
     expect(headers[0]).toMatchObject({ 'content-type': 'application/json', 'webhook-id': eventId });
     expect(headers[0]['webhook-timestamp']).toMatch(/^\d{10}$/);
@@ -294,7 +223,7 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
 
   it('a receiver down across a restart gets the delivery once after the restart', async () => {
     const t = await setup();
-    const port = await freePort();
+    const port = await unusedPort();
     const url = `http://127.0.0.1:${port}/hook`;
     const eventId = await t.enqueue(url);
     const before = t.sender();
@@ -407,8 +336,8 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     t.clock.now += 5_000;
     const allowed = t.sender({ allowPrivate: true, timeoutMs: 300 });
     expect(await allowed.runOnce()).toBe(cases.length);
-    expect(v4.hits.map((h) => h.id).sort()).toEqual([ids[0], ids[4]].sort());
-    expect(v6.hits.map((h) => h.id)).toEqual([ids[3]]);
+    expect(v4.hits.map((h) => h.webhookId).sort()).toEqual([ids[0], ids[4]].sort());
+    expect(v6.hits.map((h) => h.webhookId)).toEqual([ids[3]]);
     for (const i of [0, 3, 4]) expect((await t.row(ids[i])).status).toBe('delivered');
   });
 
