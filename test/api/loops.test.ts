@@ -15,10 +15,10 @@ import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import { sweepRuns } from '../../src/domain/loops/runs.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
-import type { RunnersTable } from '../../src/store/schema-runners.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
+import { insertRunner as insertRunnerRow, type RunnerOverrides } from '../helpers/runners.ts';
 
 const PREFIXES = ['/api/v1/ext/orgs', '/api/v1/orgs'] as const;
 const START = Date.parse('2026-11-22T10:00:00.000Z');
@@ -141,8 +141,6 @@ function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJso
   return body;
 }
 
-let runnerSeq = 0;
-
 describe.each(DATABASES)('loops API on %s', (kind) => {
   describe.each(PREFIXES)('under %s/{org}', (prefix) => {
     let t: TestApp;
@@ -208,31 +206,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
       clock += ms;
       await t.store.db.updateTable('runners').set({ last_heartbeat_at: clock }).execute();
     };
-    const insertRunner = async (orgId: number, overrides: Partial<Omit<RunnersTable, 'id' | 'org_id'>> = {}) => {
-      runnerSeq += 1;
-      const row = await t.store.db
-        .insertInto('runners')
-        .values({
-          org_id: orgId,
-          name: `runner-${runnerSeq}`,
-          credential_hash: `test-credential-${runnerSeq}-${Math.random().toString(36).slice(2)}`,
-          status: 'online',
-          version: '0.1.0',
-          os: 'linux',
-          arch: 'x64',
-          labels: '[]',
-          agents: '["shell","claude-code"]',
-          max_pods: 10_000,
-          connection_id: null,
-          last_heartbeat_at: clock,
-          created_at: clock,
-          updated_at: clock,
-          ...overrides,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
-    };
+    const insertRunner = (orgId: number, overrides: RunnerOverrides = {}) => insertRunnerRow(t.store, orgId, overrides, clock);
     const admin = (method: 'GET' | 'POST', path: string, payload?: Record<string, unknown>) =>
       t.request({ method, url: `/api/v1/admin${path}`, key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, ...(payload ? { payload } : {}) });
     /** An organization of its own (for tests that see every loop of the org), with an all-scopes key. */

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
+import { insertRunner } from '../helpers/runners.ts';
 
 /** FC_NUM_RUNS=1000 for a deeper local sweep. */
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 30);
@@ -178,28 +179,7 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startTestApp(kind);
-    const now = Date.now();
-    const runner = await t.store.db
-      .insertInto('runners')
-      .values({
-        org_id: t.org.id,
-        name: 'sweeper',
-        credential_hash: `test-credential-${Math.random().toString(36).slice(2)}`,
-        status: 'online',
-        version: '0.1.0',
-        os: 'linux',
-        arch: 'x64',
-        labels: '[]',
-        agents: '["shell","claude-code"]',
-        max_pods: 10_000,
-        connection_id: null,
-        last_heartbeat_at: now,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    runnerId = Number(runner.id);
+    runnerId = await insertRunner(t.store, t.org.id, { name: 'sweeper' });
     const created = await post({ agent_slug: 'shell', agentfile_layer: 'PROMPT "fixture"' });
     expect(created.statusCode, created.body).toBe(201);
     podKey = (created.json() as { pod: { pod_key: string } }).pod.pod_key;

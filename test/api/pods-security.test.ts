@@ -16,6 +16,7 @@ import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
+import { insertRunner as insertRunnerRow } from '../helpers/runners.ts';
 
 type Method = 'GET' | 'POST';
 
@@ -70,32 +71,8 @@ const MALFORMED_KEYS = [
   `drvreg_${randomBase62(40)}`,
 ];
 
-let runnerSeq = 0;
-
-async function insertRunner(t: TestApp, orgId: number, name: string): Promise<number> {
-  const now = Date.now();
-  runnerSeq += 1;
-  const row = await t.store.db
-    .insertInto('runners')
-    .values({
-      org_id: orgId,
-      name,
-      credential_hash: `test-credential-${runnerSeq}-${Math.random().toString(36).slice(2)}`,
-      status: 'online',
-      version: '0.1.0',
-      os: 'linux',
-      arch: 'x64',
-      labels: '["secret-label"]',
-      agents: '["shell","claude-code"]',
-      max_pods: 10_000,
-      connection_id: null,
-      last_heartbeat_at: now,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+function insertRunner(t: TestApp, orgId: number, name: string): Promise<number> {
+  return insertRunnerRow(t.store, orgId, { name, labels: '["secret-label"]' });
 }
 
 describe.each(DATABASES)('pod and runner endpoints security on %s', (kind) => {

@@ -12,6 +12,7 @@ import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
+import { insertRunner as insertRunnerRow, type RunnerOverrides } from '../helpers/runners.ts';
 
 interface PodDetail {
   key: string;
@@ -63,34 +64,9 @@ function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJso
   return body;
 }
 
-let runnerSeq = 0;
-
-/** A runner row as a connected runner would leave it: online, heartbeat now, the given agents. */
-async function insertRunner(t: TestApp, orgId: number, overrides: Partial<Omit<RunnersTable, 'id' | 'org_id'>> = {}): Promise<number> {
-  const now = Date.now();
-  runnerSeq += 1;
-  const row = await t.store.db
-    .insertInto('runners')
-    .values({
-      org_id: orgId,
-      name: `runner-${runnerSeq}`,
-      credential_hash: `test-credential-${runnerSeq}-${Math.random().toString(36).slice(2)}`,
-      status: 'online',
-      version: '0.1.0',
-      os: 'linux',
-      arch: 'x64',
-      labels: '["gpu","eu"]',
-      agents: '["shell","claude-code"]',
-      max_pods: 100,
-      connection_id: null,
-      last_heartbeat_at: now,
-      created_at: now,
-      updated_at: now,
-      ...overrides,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+/** A runner row as a connected runner would leave it (online, heartbeat now), with two labels and room for 100 pods. */
+function insertRunner(t: TestApp, orgId: number, overrides: RunnerOverrides = {}): Promise<number> {
+  return insertRunnerRow(t.store, orgId, { labels: '["gpu","eu"]', max_pods: 100, ...overrides });
 }
 
 describe.each(DATABASES)('pods API on %s', (kind) => {

@@ -8,11 +8,12 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
 import { hashSecret } from '../../src/domain/auth/keys.ts';
-import type { PodStatus, RunnersTable } from '../../src/store/schema-runners.ts';
+import type { PodStatus } from '../../src/store/schema-runners.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
+import { insertRunner as insertRunnerRow, type RunnerOverrides } from '../helpers/runners.ts';
 
 interface RunnerJson {
   id: number;
@@ -47,33 +48,9 @@ function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJso
   return body;
 }
 
-let runnerSeq = 0;
-
-async function insertRunner(t: TestApp, orgId: number, overrides: Partial<Omit<RunnersTable, 'id' | 'org_id'>> = {}): Promise<number> {
-  const now = Date.now();
-  runnerSeq += 1;
-  const row = await t.store.db
-    .insertInto('runners')
-    .values({
-      org_id: orgId,
-      name: `runner-${runnerSeq}`,
-      credential_hash: `test-credential-${runnerSeq}-${Math.random().toString(36).slice(2)}`,
-      status: 'online',
-      version: '0.1.0',
-      os: 'linux',
-      arch: 'x64',
-      labels: '[]',
-      agents: '["shell","claude-code"]',
-      max_pods: 10,
-      connection_id: null,
-      last_heartbeat_at: now,
-      created_at: now,
-      updated_at: now,
-      ...overrides,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(row.id);
+/** The runners these tests place pods on hold 10 pods. */
+function insertRunner(t: TestApp, orgId: number, overrides: RunnerOverrides = {}): Promise<number> {
+  return insertRunnerRow(t.store, orgId, { max_pods: 10, ...overrides });
 }
 
 describe.each(DATABASES)('runner endpoints on %s', (kind) => {
