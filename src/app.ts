@@ -179,4 +179,3 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerDocsUi(app);
   return app;
 }
-

@@ -164,27 +164,28 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
     expect(all).toHaveLength(loopIds.length * slots.length);
   }
 
-  it('3 replicas × 50 loops on * * * * *: one run per (loop, slot) over 2 minutes; a replica killed mid-pass changes nothing; 2 replicas go on', async () => {
+  it('3 replicas × 50 loops on * * * * *: one run per (loop, slot) over 100 minutes; a replica killed mid-pass changes nothing; 2 replicas go on', async () => {
     const start = Date.UTC(2031, 0, 1, 0, 0, 30);
     const s = await setup(start);
     const loopIds = await createLoops(s, 50, '* * * * *', 'Every minute');
-    const slots = [1, 2, 3, 4].map((m) => Date.UTC(2031, 0, 1, 0, m));
+    const slots = Array.from({ length: 100 }, (_, i) => Date.UTC(2031, 0, 1, 0, 1 + i));
+    const KILL = 49; // the index of the minute in which replica c dies
     const next = await s.observer.db.selectFrom('loops').select('next_run_at').execute();
     expect(new Set(next.map((r) => Number(r.next_run_at)))).toEqual(new Set([slots[0]]));
     uniqueRejections.count = 0;
 
-    // Phase 1: 2 minutes × 50 loops = 100 due slots, three replicas.
-    for (const slot of slots.slice(0, 2)) await minute(s, slot, s.replicas);
-    await expectExactlyOnce(s, loopIds, slots.slice(0, 2));
-    expect(s.replicas.reduce((sum, r) => sum + r.recorded, 0)).toBe(100);
+    // Phase 1: 49 minutes × 50 loops = 2,450 due slots, three replicas.
+    for (const slot of slots.slice(0, KILL)) await minute(s, slot, s.replicas);
+    await expectExactlyOnce(s, loopIds, slots.slice(0, KILL));
+    expect(s.replicas.reduce((sum, r) => sum + r.recorded, 0)).toBe(KILL * 50);
     const phase1 = Object.fromEntries(s.replicas.map((r) => [r.name.split('-')[2], r.recorded]));
-    const after2 = await s.observer.db.selectFrom('loops').select('next_run_at').execute();
-    expect(new Set(after2.map((r) => Number(r.next_run_at)))).toEqual(new Set([slots[2]]));
+    const afterPhase1 = await s.observer.db.selectFrom('loops').select('next_run_at').execute();
+    expect(new Set(afterPhase1.map((r) => Number(r.next_run_at)))).toEqual(new Set([slots[KILL]]));
     expect(uniqueRejections.count).toBe(0);
 
-    // Phase 2: minute 3, replica c is killed in the middle of its pass, then stopped and its store
-    // destroyed; a and b tick on through minutes 3 and 4. To stop c at a known point, the observer
-    // holds an uncommitted insert of the run (9th loop, minute 3): c commits its first batch of 8
+    // Phase 2: minute 50, replica c is killed in the middle of its pass, then stopped and its store
+    // destroyed; a and b tick on through minutes 50 to 100. To stop c at a known point, the observer
+    // holds an uncommitted insert of the run (9th loop, minute 50): c commits its first batch of 8
     // runs (loops 1-8; claims go by next_run_at, then id), then, in its second batch, blocks on that
     // row's unique (loop_id, scheduled_at) entry. There its connections are terminated by the
     // database server, the remaining 42 loops of the minute still unfired, and the observer's insert
@@ -207,7 +208,7 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
           resolved_prompt: null,
           pod_key: null,
           runner_id: null,
-          scheduled_at: slots[2],
+          scheduled_at: slots[KILL],
           started_at: null,
           deadline_at: null,
           finished_at: start,
@@ -224,7 +225,7 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
         if (error.message !== 'rolled back by the test') throw error;
       });
     await isLocked;
-    s.clock.now = slots[2] + 500;
+    s.clock.now = slots[KILL] + 500;
     const countAt = async (slot: number) =>
       Number((await s.observer.db.selectFrom('loop_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('scheduled_at', '=', slot).executeTakeFirstOrThrow()).n);
     let cFailed: unknown = null;
@@ -239,7 +240,7 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
       },
       { timeout: 10_000, interval: 5, what: 'replica c to block on the held run' },
     );
-    const before = await countAt(slots[2]);
+    const before = await countAt(slots[KILL]);
     try {
       // Its store is destroyed first (no new connections: a dead process makes none), then the
       // connection it is blocked on is cut.
@@ -254,20 +255,19 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
     }
     s.replicas = [a, b];
     open[open.length - 1].replicas = [a, b];
-    const killedAt = await countAt(slots[2]);
+    const killedAt = await countAt(slots[KILL]);
     expect(before, 'c committed exactly its first batch before it was killed').toBe(8);
     expect(killedAt).toBe(8);
     expect(cFailed, 'c’s tick must have been cut off').not.toBeNull();
 
-    await minute(s, slots[2], [a, b]);
-    await minute(s, slots[3], [a, b]);
+    for (const slot of slots.slice(KILL)) await minute(s, slot, [a, b]);
     await expectExactlyOnce(s, loopIds, slots);
     expect(uniqueRejections.count).toBe(0);
-    // c's cut-off tick reported nothing: what it had committed of minute 3 is `killedAt`.
+    // c's cut-off tick reported nothing: what it had committed of minute 50 is `killedAt`.
     expect(c.recorded).toBe(cBeforeKill);
-    expect(a.recorded + b.recorded + c.recorded + killedAt).toBe(200);
+    expect(a.recorded + b.recorded + c.recorded + killedAt).toBe(5_000);
     console.log(
-      `exactly-once: phase 1 recorded per replica ${JSON.stringify(phase1)}; c had ${killedAt} of 50 runs of minute 3 committed when killed ` +
+      `exactly-once: phase 1 recorded per replica ${JSON.stringify(phase1)}; c had ${killedAt} of 50 runs of minute 50 committed when killed ` +
         `(${String((cFailed as Error).message).slice(0, 60)}); ` +
         `totals a=${a.recorded} b=${b.recorded} c=${c.recorded}+${killedAt}; unique rejections ${uniqueRejections.count}`,
     );
