@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from '../domain/context.ts';
 import { sweepRuns } from '../domain/loops/runs.ts';
-import { afterEnd, podLost } from '../domain/pods/lifecycle.ts';
+import { podLost, terminateOnServer } from '../domain/pods/lifecycle.ts';
 import { RUNNER_SILENCE_MS } from '../domain/runners/selection.ts';
 import * as pods from '../store/pods.ts';
 
@@ -64,14 +64,7 @@ export class LivenessSweeper {
     for (const pod of await pods.podsOnSilentRunners(db, now - this.options.orphanFailMs, ['orphaned'])) {
       await podLost(this.ctx, pod, 'the runner never came back');
     }
-    for (const pod of await pods.podsPastDeadline(db, now - 5_000)) {
-      const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: 'timeout', finished_at: now, updated_at: now };
-      if (await pods.transitionPod(db, pod.id, ['running'], set)) {
-        const ended = { ...pod, ...set };
-        await this.ctx.wakeRunner?.(pod.runner_id, ended);
-        await afterEnd(this.ctx, ended);
-      }
-    }
+    for (const pod of await pods.podsPastDeadline(db, now - 5_000)) await terminateOnServer(this.ctx, pod, ['running'], 'timeout');
     await sweepRuns(this.ctx);
   }
 }

@@ -1,7 +1,7 @@
 import { postSystemMessage } from '../channels/service.ts';
 import type { DomainContext } from '../context.ts';
 import * as pods from '../../store/pods.ts';
-import type { PodRow } from '../../store/schema-runners.ts';
+import type { PodRow, PodStatus } from '../../store/schema-runners.ts';
 import { ACTIVE_STATUSES, type PodConfig } from './model.ts';
 
 /**
@@ -74,10 +74,25 @@ export async function podBackFromOrphan(ctx: DomainContext, pod: PodRow): Promis
 }
 
 /**
+ * The server ends a pod (terminated through the API, timed out): a guarded step from one of `from`
+ * to `terminated`, then its runner is told to stop the process and its channel and followers hear
+ * of it. The pod as ended, or null when it was no longer in one of `from`.
+ */
+export async function terminateOnServer(ctx: DomainContext, pod: PodRow, from: readonly PodStatus[], reason: string): Promise<PodRow | null> {
+  const now = ctx.now();
+  const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
+  if (!(await pods.transitionPod(ctx.store.db, pod.id, from, set))) return null;
+  const ended = { ...pod, ...set };
+  await ctx.wakeRunner?.(pod.runner_id, ended);
+  await afterEnd(ctx, ended);
+  return ended;
+}
+
+/**
  * A pod has ended (`pod` as it is stored now, ended): its channel hears of it and followers (loops)
  * are told.
  */
-export async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
+async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
   await tellChannel(ctx, pod, `Pod ${pod.key} ${pod.status}${pod.error_message ? `: ${pod.error_message}` : ''}.`);
   await ctx.podChanged?.(pod);
 }

@@ -4,7 +4,7 @@ import * as pods from '../../store/pods.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import type { OrgRow } from '../../store/schema.ts';
 import type { DomainContext } from '../context.ts';
-import { afterEnd } from './lifecycle.ts';
+import { terminateOnServer } from './lifecycle.ts';
 import { parseAgentfileLayerWithLines } from './agentfile.ts';
 import { launchPod, type PodInput } from './launch.ts';
 import { ACTIVE_STATUSES } from './model.ts';
@@ -36,13 +36,7 @@ export async function listPods(ctx: DomainContext, orgId: number, filter: pods.P
 /** Ends an active pod now (status `terminated`) and tells its runner to stop the process. */
 export async function terminatePod(ctx: DomainContext, orgId: number, key: string, reason = 'terminated through the API'): Promise<PodRow> {
   const pod = await getPod(ctx, orgId, key);
-  const now = ctx.now();
-  const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
-  const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, set);
-  if (!changed) throw new AppError('POD_NOT_ACTIVE', `pod ${key} has already ended (${pod.status})`);
-  const ended = { ...pod, ...set };
-  await ctx.wakeRunner?.(pod.runner_id, ended);
-  await afterEnd(ctx, ended);
+  if (!(await terminateOnServer(ctx, pod, ACTIVE_STATUSES, reason))) throw new AppError('POD_NOT_ACTIVE', `pod ${key} has already ended (${pod.status})`);
   return (await pods.findPod(ctx.store.db, orgId, key))!;
 }
 
