@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { packageFile } from '../paths.ts';
+import { signalGroup } from './process-group.ts';
 
 export interface ProcessResult {
   code: number | null;
@@ -126,13 +127,8 @@ export class ProcessLauncher {
   /** The helper died: what it was watching ends, and nothing of it keeps running unwatched. */
   private lost(): void {
     for (const entry of [...this.entries.values()]) {
-      if (entry.pid !== null) {
-        try {
-          process.kill(-entry.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      } else entry.spawned(null);
+      if (entry.pid !== null) signalGroup(entry.pid, 'SIGKILL');
+      else entry.spawned(null);
       entry.done({ code: null, signal: null, spawnError: "the runner's process launcher exited unexpectedly" });
     }
   }

@@ -37,12 +37,15 @@ export class GroupProcess {
   }
 
   signal(signal: NodeJS.Signals): void {
-    const pid = this.launched.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // The group is already gone.
-    }
+    if (this.launched.pid !== undefined) signalGroup(this.launched.pid, signal);
+  }
+}
+
+/** Sends `signal` to the process group led by `pid`; a group that is gone already is no error. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
   }
 }

@@ -7,7 +7,7 @@ import { buildInvocation, type AgentSpec } from './agents/invocation.ts';
 import { extractSessionId } from './agents/session.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
-import { GroupProcess, type ProcessResult } from './process-group.ts';
+import { GroupProcess, signalGroup, type ProcessResult } from './process-group.ts';
 import { WorkspaceError, WorkspaceManager } from './workspaces.ts';
 
 export interface SupervisorHooks {
@@ -79,12 +79,7 @@ export class PodSupervisor {
    */
   private async sweepWorkspaces(): Promise<void> {
     for (const { pid, podKey } of this.journal.open()) {
-      if (this.pods.has(podKey) || !abandonedGroupOf(pid, podKey)) continue;
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
+      if (!this.pods.has(podKey) && abandonedGroupOf(pid, podKey)) signalGroup(pid, 'SIGKILL');
     }
     await this.workspaces.sweep(this.pods.keys());
   }
