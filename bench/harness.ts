@@ -368,7 +368,6 @@ export function readCpuSeconds(pid: number): number | null {
   }
 }
 
-/** user + system CPU seconds of a process's reaped children (cutime + cstime): the agents a runner spawned. */
 /**
  * The helper processes of a `drover serve` or `drover runner` process: its local runner (a
  * `drover runner` child) and each runner's process launcher, found through /proc, labelled by
@@ -410,6 +409,7 @@ export function helperProcesses(pid: number, prefix: string): Record<string, num
   return found;
 }
 
+/** user + system CPU seconds of a process's reaped children (cutime + cstime): the agents a runner spawned. */
 export function readChildrenCpuSeconds(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -41,7 +41,6 @@ export async function activeRuns(db: Executor, loopId: number, statuses: readonl
   return db.selectFrom('loop_runs').selectAll().where('loop_id', '=', loopId).where('status', 'in', statuses).orderBy('id').execute();
 }
 
-/** Moves a run only while it is in one of `from`; returns whether it moved. */
 /** Updates a run only while it is in one of `from`: the run as updated, or undefined (a state machine step). */
 export async function transitionRun(
   db: Executor,

@@ -189,7 +189,9 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
     const loop = loopsById.get(run.loop_id);
     // Another starter (a sweeper, here or on another replica) got it first: one pod per run.
     if (!loop || !(await runs.claimStart(db, run.id, run.updated_at, ctx.now()))) continue;
-    byOrg.set(loop.org_id, [...(byOrg.get(loop.org_id) ?? []), { run, loop }]);
+    const group = byOrg.get(loop.org_id);
+    if (group) group.push({ run, loop });
+    else byOrg.set(loop.org_id, [{ run, loop }]);
   }
   for (const [orgId, group] of byOrg) {
     const org = await findOrgById(db, orgId);
