@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { decodeServerMessage, encode, sendCoalesced, type PodOutcome, type RunnerBody, type ServerMessage } from '../gateway/protocol.ts';
-import { detectAgents } from './agents/detect.ts';
+import { detectAgents } from '../agents/detect.ts';
 import { PodSupervisor } from './supervisor.ts';
 
 export const RUNNER_VERSION = '0.1.0';

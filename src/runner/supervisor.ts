@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
-import { agentEnvironment } from './agents/environment.ts';
-import type { BuiltinAgentSlug } from './agents/builtin.ts';
-import { buildInvocation, type AgentSpec } from './agents/invocation.ts';
-import { extractSessionId } from './agents/session.ts';
+import { agentEnvironment } from '../agents/environment.ts';
+import type { BuiltinAgentSlug } from '../agents/builtin.ts';
+import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
+import { extractSessionId } from '../agents/session.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, signalGroup, type ProcessResult } from './process-group.ts';

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../store/db.ts';
 import type { CustomAgentRow } from '../../store/schema-runners.ts';
 import { requireOrg } from '../admin/service.ts';
 import type { DomainContext } from '../context.ts';
-import { isBuiltinAgent } from '../pods/agents.ts';
+import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 
 export const PROMPT_POSITIONS = ['last', 'first', 'stdin', 'env'] as const;
 export type PromptPosition = (typeof PROMPT_POSITIONS)[number];
@@ -16,7 +16,7 @@ export async function createCustomAgent(
   input: { slug: string; name: string; command: string; args?: string[]; prompt_position?: PromptPosition },
 ): Promise<CustomAgentRow> {
   const org = await requireOrg(ctx.store.db, orgSlug);
-  if (isBuiltinAgent(input.slug)) throw new AppError('ALREADY_EXISTS', `"${input.slug}" is a built-in agent`);
+  if (isBuiltinAgentSlug(input.slug)) throw new AppError('ALREADY_EXISTS', `"${input.slug}" is a built-in agent`);
   try {
     return await customAgents.insertCustomAgent(ctx.store.db, {
       org_id: org.id,

@@ -7,7 +7,7 @@ import * as repositories from '../../store/repositories.ts';
 import * as runners from '../../store/runners.ts';
 import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
-import { isBuiltinAgent } from '../pods/agents.ts';
+import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
 import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, MAX_VARIABLES_DEPTH, nestedDeeperThan, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
@@ -51,7 +51,7 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
   if (fields.agent_slug !== null && fields.custom_agent_slug !== null) {
     throw invalid('/custom_agent_slug', 'may not be given together with agent_slug: choose one');
   }
-  if (fields.agent_slug !== null && !isBuiltinAgent(fields.agent_slug)) {
+  if (fields.agent_slug !== null && !isBuiltinAgentSlug(fields.agent_slug)) {
     throw invalid('/agent_slug', `"${fields.agent_slug}" is not a built-in agent (custom agents go in custom_agent_slug)`);
   }
   if (fields.custom_agent_slug !== null && !(await customAgents.findCustomAgent(db, orgId, fields.custom_agent_slug))) {

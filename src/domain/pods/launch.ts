@@ -14,7 +14,7 @@ import type { DomainContext } from '../context.ts';
 import { isAvailable, pickRunner } from '../runners/selection.ts';
 import { canonicalSlug } from '../tickets/model.ts';
 import { agentfileError, type AgentfileLayer, type AgentfileLines } from './agentfile.ts';
-import { isBuiltinAgent } from './agents.ts';
+import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { DEFAULT_ITERATION_TIMEOUT_SEC, DEFAULT_MAX_ITERATIONS, POD_TOKEN_PREFIX_LENGTH, newPodKey, newPodToken, type PodConfig } from './model.ts';
 
 /** The API's fields of a new pod (POST /pods), the agentfile text aside. */
@@ -99,7 +99,7 @@ export async function launchPod(ctx: DomainContext, org: OrgRow, request: Launch
 
 async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchRequest, references: References): Promise<Unplaced> {
   const { input, layer, extras = {}, lines = {} } = request;
-  if (!isBuiltinAgent(input.agent_slug) && !(await references.customAgentExists(input.agent_slug))) {
+  if (!isBuiltinAgentSlug(input.agent_slug) && !(await references.customAgentExists(input.agent_slug))) {
     throw invalid('/agent_slug', `"${input.agent_slug}" is neither a built-in agent nor a custom agent of this organization`);
   }
   const repository = await references.repository(layer, lines);

@@ -3,14 +3,14 @@ import * as customAgents from '../../store/custom-agents.ts';
 import * as repositories from '../../store/repositories.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
-import { isBuiltinAgent } from './agents.ts';
+import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import type { PodConfig } from './model.ts';
 
 /** What the runner needs to start a pod, built from its stored row (on any replica, at any time). */
 export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, apiUrl: string): Promise<PodSpec> {
   const db = ctx.store.db;
   const config = JSON.parse(pod.config) as PodConfig;
-  const custom = isBuiltinAgent(pod.agent_slug) ? undefined : await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
+  const custom = isBuiltinAgentSlug(pod.agent_slug) ? undefined : await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
   const repo = pod.repository_id === null ? undefined : await repositories.findRepository(db, pod.org_id, pod.repository_id);
   const secrets = ctx.secrets;
   if (!secrets) throw new Error('building a pod spec needs the secret box');

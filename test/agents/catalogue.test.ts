@@ -28,7 +28,7 @@ import {
   type AgentTask,
   type BuiltinAgentSlug,
   type CustomAgentDefinition,
-} from '../../src/runner/agents/index.ts';
+} from '../../src/agents/index.ts';
 
 const STAND_IN = fileURLToPath(new URL('../fixtures/stand-in-agent.mjs', import.meta.url));
 const WS = '/srv/drover/work/p-abc';
