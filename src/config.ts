@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly providerTimeoutMs: number;
   /** DROVER_LOCAL_RUNNER_MAX_PODS: slots of the in-process runner. */
   readonly localRunnerMaxPods: number;
+  /** DROVER_LOCAL_RUNNER_SANDBOX: how the local runner sandboxes its pods (`bwrap`, the default, or `none`). */
+  readonly localRunnerSandbox: 'bwrap' | 'none';
   /** DROVER_POD_ORPHAN_GRACE_SECONDS: runner silence before its pods are `orphaned` (120). */
   readonly orphanGraceMs: number;
   /** DROVER_POD_ORPHAN_FAIL_SECONDS: runner silence before orphaned pods are `failed` (3600). */
@@ -57,6 +59,12 @@ function boolFrom(name: string, raw: string | undefined, fallback: boolean): boo
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
+function oneOf<T extends string>(name: string, raw: string | undefined, values: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
 export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -80,6 +88,7 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     secretKey,
     providerTimeoutMs: intFrom('DROVER_PROVIDER_TIMEOUT_MS', env.DROVER_PROVIDER_TIMEOUT_MS, 10_000, 1),
     localRunnerMaxPods: intFrom('DROVER_LOCAL_RUNNER_MAX_PODS', env.DROVER_LOCAL_RUNNER_MAX_PODS, 4, 1),
+    localRunnerSandbox: oneOf('DROVER_LOCAL_RUNNER_SANDBOX', env.DROVER_LOCAL_RUNNER_SANDBOX, ['bwrap', 'none'] as const, 'bwrap'),
     orphanGraceMs: intFrom('DROVER_POD_ORPHAN_GRACE_SECONDS', env.DROVER_POD_ORPHAN_GRACE_SECONDS, 120, 1) * 1000,
     orphanFailMs: intFrom('DROVER_POD_ORPHAN_FAIL_SECONDS', env.DROVER_POD_ORPHAN_FAIL_SECONDS, 3600, 1) * 1000,
     sweepIntervalMs: intFrom('DROVER_SWEEP_INTERVAL_MS', env.DROVER_SWEEP_INTERVAL_MS, 5000, 100),

@@ -9,7 +9,7 @@ const USAGE = `drover: a control plane for AI coding agents
 Usage:
   drover serve [--host H] [--port P] [--data-dir D] [--no-local-runner]
       run the server (SQLite in the data directory unless DATABASE_URL=postgres://… is set)
-  drover runner --server <url> --token <registration token> [--name N] [--labels a,b] [--max-pods N] [--work-dir DIR]
+  drover runner --server <url> --token <registration token> [--name N] [--labels a,b] [--max-pods N] [--work-dir DIR] [--sandbox bwrap|none]
       run a runner: it registers once, then keeps its own credential in the work dir
   drover admin <resource> <action> [flags]
       organizations, API keys, users and repositories (drover admin --help)
@@ -43,6 +43,7 @@ export async function main(argv: string[]): Promise<void> {
           'max-pods': { type: 'string' },
           'work-dir': { type: 'string' },
           'drain-seconds': { type: 'string' },
+          sandbox: { type: 'string' },
         },
       });
       await runRunner(values);

@@ -142,6 +142,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       dataDir: config.dataDir,
       serverUrl: url,
       maxPods: config.localRunnerMaxPods,
+      sandbox: config.localRunnerSandbox,
       log: (line) => app.log.info(line),
     });
     if (localRunner?.runnerId) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);

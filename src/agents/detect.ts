@@ -3,8 +3,10 @@
  * finds"): a built-in agent when its program is an executable file in one of the PATH
  * directories; a custom agent when its command is.
  */
+import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { BUILTIN_AGENT_SLUGS, agentProgram, isBuiltinAgentSlug } from './builtin.ts';
 import type { CustomAgentDefinition } from './types.ts';
@@ -67,4 +69,55 @@ export async function detectAgents(pathEnv: string, customAgents: CustomAgentDef
     }
   }
   return found;
+}
+
+/** How long `<program> --version` may take (some CLIs start a whole runtime first). */
+const VERSION_TIMEOUT_MS = 15_000;
+
+/** The first version number a `--version` output names (`2.1.197 (Claude Code)`, `codex-cli 0.169.0`, `GNU bash, version 5.2.15(1)-release`). */
+export function parseVersion(output: string): string | null {
+  const match = /\b(\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.-]+)?)/.exec(output);
+  return match ? match[1] : null;
+}
+
+/**
+ * The agents available with this PATH (see detectAgents) with their versions, from
+ * `<program> --version` (null when it says none or takes too long): what a runner advertises.
+ */
+export async function detectAgentVersions(pathEnv: string): Promise<{ slug: string; version: string | null }[]> {
+  const slugs = await detectAgents(pathEnv);
+  // An empty HOME of their own: nothing of the runner's configuration, and nothing left behind.
+  const home = await mkdtemp(path.join(os.tmpdir(), 'drover-agent-version-'));
+  try {
+    return await Promise.all(
+      slugs.map(async (slug) => {
+        const program = await findExecutable(agentProgram(slug) ?? '', pathEnv);
+        return { slug, version: program ? parseVersion(await versionOutput(program, pathEnv, home)) : null };
+      }),
+    );
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+function versionOutput(program: string, pathEnv: string, home: string): Promise<string> {
+  return new Promise((resolve) => {
+    // No stdin (a CLI may wait for piped input), run where nothing of the runner's lies.
+    const child = spawn(program, ['--version'], { cwd: home, env: { PATH: pathEnv, HOME: home, LANG: 'C.UTF-8' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const take = (chunk: Buffer) => {
+      if (output.length < 64 * 1024) output += chunk.toString('utf8');
+    };
+    child.stdout.on('data', take);
+    child.stderr.on('data', take);
+    const timer = setTimeout(() => child.kill('SIGKILL'), VERSION_TIMEOUT_MS);
+    child.once('error', () => {
+      clearTimeout(timer);
+      resolve('');
+    });
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve(output);
+    });
+  });
 }

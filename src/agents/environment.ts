@@ -29,6 +29,8 @@ export interface DroverAgentContext {
 export interface AgentEnvironmentInput {
   /** The runner's own environment: only PATH, HOME, LANG and TERM are read from it. */
   runnerEnv: NodeJS.ProcessEnv;
+  /** The pod's own HOME (contract §9); it replaces the runner's. */
+  home?: string | null;
   drover: DroverAgentContext;
   /** The pod's `CREDENTIAL <ENV_NAME>` names. */
   credentials: string[];
@@ -72,11 +74,11 @@ function defaultHome(): string | null {
  * replaces it), then the DROVER_* variables, which nothing can replace.
  */
 export function agentEnvironment(input: AgentEnvironmentInput): AgentEnvironment {
-  const { runnerEnv, drover, credentials, credentialValues } = input;
+  const { runnerEnv, drover, credentials, credentialValues, home: podHome } = input;
   const env: Record<string, string> = {};
 
   env.PATH = present(runnerEnv.PATH) ? runnerEnv.PATH : DEFAULT_PATH;
-  const home = present(runnerEnv.HOME) ? runnerEnv.HOME : defaultHome();
+  const home = podHome ?? (present(runnerEnv.HOME) ? runnerEnv.HOME : defaultHome());
   if (home !== null) env.HOME = home;
   env.LANG = present(runnerEnv.LANG) ? runnerEnv.LANG : DEFAULT_LANG;
   env.TERM = present(runnerEnv.TERM) ? runnerEnv.TERM : DEFAULT_TERM;

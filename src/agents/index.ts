@@ -22,4 +22,4 @@ export {
   type AgentEnvironmentInput,
   type DroverAgentContext,
 } from './environment.ts';
-export { detectAgents, findExecutable, pathDirectories } from './detect.ts';
+export { detectAgentVersions, detectAgents, findExecutable, parseVersion, pathDirectories } from './detect.ts';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RunnerDaemon } from '../runner/daemon.ts';
+import { SANDBOX_MODES, type SandboxMode } from '../runner/sandbox/index.ts';
 import type { LocalRunnerMessage } from '../runner/local.ts';
 
 export interface RunnerFlags {
@@ -11,6 +12,7 @@ export interface RunnerFlags {
   'max-pods'?: string;
   'work-dir'?: string;
   'drain-seconds'?: string;
+  sandbox?: string;
 }
 
 /**
@@ -34,6 +36,15 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   return value;
 }
 
+function sandboxMode(raw: string | undefined): SandboxMode {
+  const value = raw ?? 'bwrap';
+  if (!(SANDBOX_MODES as readonly string[]).includes(value)) throw new Error(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`);
+  return value as SandboxMode;
+}
+
+/** A colon-separated list of paths (like PATH), empty entries dropped. */
+const pathList = (raw: string | undefined): string[] => (raw ?? '').split(':').filter((p) => p !== '');
+
 /** `drover runner`: runs until SIGTERM/SIGINT, then drains (no new pods; running ones get a grace period). */
 export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const server = flags.server ?? env.DROVER_SERVER_URL;
@@ -46,6 +57,10 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
     labels: flags.labels ? flags.labels.split(',').map((l) => l.trim()).filter(Boolean) : [],
     maxPods: positiveInt('max-pods', flags['max-pods'], 4),
     workDir,
+    sandbox: sandboxMode(flags.sandbox ?? env.DROVER_RUNNER_SANDBOX),
+    sandboxHidden: pathList(env.DROVER_SANDBOX_HIDE),
+    sandboxReadOnly: pathList(env.DROVER_SANDBOX_READ_ONLY),
+    bwrap: env.DROVER_BWRAP || undefined,
     credentials: loadCredentials(workDir, env),
     env,
     // Tests shorten it; the server expects one at least every 30 s.
@@ -66,7 +81,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
-  process.stderr.write(`runner connecting to ${server} (work dir ${workDir})\n`);
+  process.stderr.write(`runner connecting to ${server} (work dir ${workDir}, pod sandbox: ${daemon.sandboxMode})\n`);
 }
 
 /**

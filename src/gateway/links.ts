@@ -130,6 +130,7 @@ class RunnerLink {
             arch: message.arch,
             labels: JSON.stringify([...new Set([...(JSON.parse(this.runner.labels) as string[]), ...message.labels])]),
             agents: JSON.stringify(message.agents),
+            sandbox: message.sandbox,
             max_pods: message.max_pods,
             status: message.draining ? 'draining' : 'online',
             connection_id: this.connectionId,

@@ -2,10 +2,11 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Type, type Static, type TSchema } from 'typebox';
 
 /**
- * The runner link, version 1: JSON text frames over one WebSocket dialled by the runner.
- * Every message is defined once here and validated on both ends.
+ * The runner link: JSON text frames over one WebSocket dialled by the runner. Every message is
+ * defined once here and validated on both ends. Version 2: `hello` says how the runner sandboxes
+ * its pods and which version of each agent it has.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 
 const message = <T extends string, P extends Record<string, TSchema>>(type: T, properties: P) =>
@@ -34,7 +35,14 @@ export const RunnerInfo = {
   arch: Type.String({ maxLength: 100 }),
   labels: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }),
   max_pods: Type.Integer({ minimum: 1, maximum: 1000 }),
-  agents: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 200 }),
+  agents: Type.Array(
+    Type.Object(
+      { slug: Type.String({ maxLength: 100 }), version: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]) },
+      { additionalProperties: false },
+    ),
+    { maxItems: 200 },
+  ),
+  sandbox: Type.Enum(['bwrap', 'none']),
 };
 
 export const RunnerMessage = Type.Union([
@@ -104,6 +112,10 @@ function decode<T>(raw: string, validate: ValidateFunction, side: string): T {
     value = JSON.parse(raw);
   } catch {
     throw new Error(`${side} message is not JSON`);
+  }
+  const version = (value as { v?: unknown } | null)?.v;
+  if (version !== PROTOCOL_VERSION && typeof version === 'number') {
+    throw new Error(`${side} speaks protocol version ${version}, this side ${PROTOCOL_VERSION}: run the same Drover release on runners and server`);
   }
   if (!validate(value)) {
     const e = validate.errors?.[0];

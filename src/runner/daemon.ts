@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { decodeServerMessage, encode, sendCoalesced, type PodOutcome, type RunnerBody, type ServerMessage } from '../gateway/protocol.ts';
-import { detectAgents } from '../agents/detect.ts';
+import { detectAgentVersions } from '../agents/detect.ts';
+import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { PodSupervisor } from './supervisor.ts';
 
 export const RUNNER_VERSION = '0.1.0';
@@ -18,6 +19,13 @@ export interface RunnerOptions {
   labels?: string[];
   maxPods?: number;
   workDir: string;
+  /** How agents run (contract §9); default `bwrap`. */
+  sandbox?: SandboxMode;
+  /** More paths the sandbox hides (the server's data dir for the local runner) and shows read-only. */
+  sandboxHidden?: string[];
+  sandboxReadOnly?: string[];
+  /** The bubblewrap program (default `bwrap` on PATH). */
+  bwrap?: string;
   credentials?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
   heartbeatMs?: number;
@@ -45,9 +53,11 @@ export class RunnerDaemon {
   private draining = false;
   /** Outcomes not yet acknowledged by the server: resent after a reconnect, never lost. */
   private readonly unacked = new Map<string, PodOutcome>();
-  private readonly supervisor: PodSupervisor;
+  /** Made by start(), once the sandbox is open. */
+  private supervisor!: PodSupervisor;
   private identity: StoredIdentity | null = null;
-  private agents: string[] = [];
+  private agents: { slug: string; version: string | null }[] = [];
+  private readonly workDir: string;
   private readonly log: (line: string) => void;
   runnerId: number | null = null;
   private readonly welcomeWaiters: (() => void)[] = [];
@@ -61,11 +71,38 @@ export class RunnerDaemon {
 
   constructor(private readonly options: RunnerOptions) {
     this.log = options.log ?? ((line) => process.stderr.write(line + '\n'));
+    fs.mkdirSync(options.workDir, { recursive: true, mode: 0o700 });
+    // The real path: the sandbox binds pods' directories at the same paths as on the host.
+    this.workDir = fs.realpathSync(options.workDir);
+  }
+
+  private get identityFile(): string {
+    return path.join(this.workDir, 'runner.json');
+  }
+
+  /** How agents run here (known once started). */
+  get sandboxMode(): SandboxMode {
+    return this.supervisor.sandboxMode;
+  }
+
+  /** Opens the sandbox (its self-test may refuse to start), registers if needed, and connects. */
+  async start(): Promise<void> {
+    const pathEnv = (this.options.env ?? process.env).PATH ?? '';
+    const mode = this.options.sandbox ?? 'bwrap';
+    const sandbox = await openSandbox(mode, {
+      workDir: this.workDir,
+      pathEnv,
+      hidden: this.options.sandboxHidden,
+      readOnly: this.options.sandboxReadOnly,
+      bwrap: this.options.bwrap,
+    });
+    if (mode === 'none') this.log('warning: --sandbox none: agents run as this user and can read everything it can, this work dir included');
     this.supervisor = new PodSupervisor({
-      workDir: options.workDir,
-      credentials: options.credentials ?? {},
-      runnerEnv: options.env ?? process.env,
-      killGraceMs: options.killGraceMs,
+      workDir: this.workDir,
+      credentials: this.options.credentials ?? {},
+      runnerEnv: this.options.env ?? process.env,
+      sandbox,
+      killGraceMs: this.options.killGraceMs,
       hooks: {
         started: (key) => this.sendOrKeep({ type: 'pod_started', key }),
         output: (key, data) => this.sendOrKeep({ type: 'pod_output', key, data }),
@@ -75,17 +112,9 @@ export class RunnerDaemon {
         },
       },
     });
-  }
-
-  private get identityFile(): string {
-    return path.join(this.options.workDir, 'runner.json');
-  }
-
-  async start(): Promise<void> {
-    fs.mkdirSync(this.options.workDir, { recursive: true });
     this.identity = await this.loadOrRegister();
     this.runnerId = this.identity.runner_id;
-    this.agents = await detectAgents((this.options.env ?? process.env).PATH ?? '');
+    this.agents = await detectAgentVersions(pathEnv);
     await this.supervisor.open();
     this.connect();
   }
@@ -168,6 +197,7 @@ export class RunnerDaemon {
       labels: this.options.labels ?? [],
       max_pods: this.options.maxPods ?? 4,
       agents: this.agents,
+      sandbox: this.supervisor.sandboxMode,
       draining: this.draining,
       pods: this.supervisor.reports(),
       finished: [...this.unacked.values()],
@@ -276,6 +306,8 @@ export class RunnerDaemon {
   /** Stops without draining (tests, and a runner embedded in `drover serve`). */
   async shutdown(): Promise<void> {
     await this.close();
+    // Not there when start() failed (e.g. the sandbox's self-test refused).
+    if (!this.supervisor) return;
     await this.supervisor.stopAll('terminated');
     await this.supervisor.close();
   }

@@ -21,6 +21,8 @@ export interface LocalRunnerOptions {
   dataDir: string;
   serverUrl: string;
   maxPods: number;
+  /** How it sandboxes its pods (DROVER_LOCAL_RUNNER_SANDBOX). */
+  sandbox: 'bwrap' | 'none';
   log: (line: string) => void;
 }
 
@@ -85,12 +87,16 @@ export class LocalRunner {
   private spawn(): Promise<number> {
     if (this.token && fs.existsSync(path.join(this.workDir, 'runner.json'))) this.token = null;
     const token = this.token;
-    const { serverUrl, maxPods, log } = this.options;
+    const { serverUrl, maxPods, sandbox, dataDir, log } = this.options;
     const args = ['runner', '--server', serverUrl, '--work-dir', this.workDir, '--name', 'local', '--labels', 'local', '--max-pods', String(maxPods)];
+    args.push('--sandbox', sandbox);
     // The registration token goes through the environment, not the command line (ps shows that).
     const env: NodeJS.ProcessEnv = { ...process.env };
     if (token) env.DROVER_RUNNER_TOKEN = token;
     else delete env.DROVER_RUNNER_TOKEN;
+    // Its pods must not see the server's data dir (the admin token, the secret key, the database),
+    // even where it lies inside a directory the sandbox shows.
+    env.DROVER_SANDBOX_HIDE = [dataDir, env.DROVER_SANDBOX_HIDE].filter(Boolean).join(':');
     // Its own process group: a Ctrl-C in the terminal reaches the server, which stops it in order.
     const child = fork(DROVER_BIN, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     const startedAt = Date.now();

@@ -1,6 +1,15 @@
+import fs from 'node:fs';
 import type { LaunchOptions, Launched, ProcessLauncher, ProcessResult } from './launcher.ts';
 
 export type { ProcessResult } from './launcher.ts';
+
+export interface GroupOptions extends LaunchOptions {
+  /**
+   * The process started is a sandbox (bwrap) whose death ends everything inside it: SIGTERM goes
+   * to the other members of its group, so the agent gets its grace period to finish cleanly.
+   */
+  sandboxed?: boolean;
+}
 
 /**
  * A process in its own process group, so stopping it stops everything it started:
@@ -9,11 +18,14 @@ export type { ProcessResult } from './launcher.ts';
 export class GroupProcess {
   private killTimer: NodeJS.Timeout | null = null;
 
-  private constructor(private readonly launched: Launched) {}
+  private constructor(
+    private readonly launched: Launched,
+    private readonly sandboxed: boolean,
+  ) {}
 
   /** Starts `command` through the runner's launcher; resolves once it runs (or could not be started). */
-  static async start(launcher: ProcessLauncher, command: string, args: string[], options: LaunchOptions): Promise<GroupProcess> {
-    return new GroupProcess(await launcher.launch(command, args, options));
+  static async start(launcher: ProcessLauncher, command: string, args: string[], options: GroupOptions): Promise<GroupProcess> {
+    return new GroupProcess(await launcher.launch(command, args, options), options.sandboxed ?? false);
   }
 
   get pid(): number | undefined {
@@ -30,7 +42,11 @@ export class GroupProcess {
    * is not reused while any member lives).
    */
   stop(graceMs: number): void {
-    this.signal('SIGTERM');
+    const pid = this.launched.pid;
+    if (pid !== undefined) {
+      if (this.sandboxed) signalGroupMembers(pid, 'SIGTERM');
+      else signalGroup(pid, 'SIGTERM');
+    }
     if (this.killTimer) return;
     this.killTimer = setTimeout(() => this.signal('SIGKILL'), graceMs);
     this.killTimer.unref();
@@ -47,5 +63,62 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(-pid, signal);
   } catch {
     // The group is already gone.
+  }
+}
+
+/**
+ * Sends `signal` to the members of the process group led by `leader`, the leader excepted: the
+ * leader's descendants (from /proc) that are still in its group. Processes that left the group
+ * (their own session) are not signalled here; they end when the sandbox does.
+ */
+export function signalGroupMembers(leader: number, signal: NodeJS.Signals): void {
+  for (const pid of descendants(leader)) {
+    if (processGroupOf(pid) !== leader) continue;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+function descendants(root: number): number[] {
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    for (const child of childrenOf(pid)) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** The children of process `pid` (from /proc/<pid>/task/<tid>/children). */
+export function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((task) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+}
+
+function processGroupOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces and parentheses): state ppid pgrp …
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[2]);
+  } catch {
+    return null;
   }
 }

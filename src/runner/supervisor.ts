@@ -3,12 +3,14 @@ import path from 'node:path';
 import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
 import { agentEnvironment } from '../agents/environment.ts';
 import type { BuiltinAgentSlug } from '../agents/builtin.ts';
+import { findExecutable } from '../agents/detect.ts';
 import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
 import { extractSessionId } from '../agents/session.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, signalGroup, type ProcessResult } from './process-group.ts';
-import { WorkspaceError, WorkspaceManager } from './workspaces.ts';
+import type { PodView, Sandbox } from './sandbox/index.ts';
+import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 
 export interface SupervisorHooks {
   started(key: string): void;
@@ -21,6 +23,8 @@ export interface SupervisorOptions {
   /** The runner's configured credentials, passed to agents only when a pod names them. */
   credentials: Record<string, string>;
   runnerEnv: NodeJS.ProcessEnv;
+  /** Where agents run (contract §9); default: no sandbox. */
+  sandbox?: Sandbox;
   hooks: SupervisorHooks;
   killGraceMs?: number;
   outputFlushMs?: number;
@@ -54,10 +58,14 @@ export class PodSupervisor {
   private readonly flushMs: number;
 
   constructor(private readonly options: SupervisorOptions) {
-    this.workspaces = new WorkspaceManager(options.workDir);
+    this.workspaces = new WorkspaceManager(options.workDir, { sandbox: options.sandbox });
     this.journal = new AgentJournal(path.join(options.workDir, 'agents.journal'));
     this.killGraceMs = options.killGraceMs ?? 10_000;
     this.flushMs = options.outputFlushMs ?? 200;
+  }
+
+  get sandboxMode(): Sandbox['mode'] {
+    return this.options.sandbox?.mode ?? 'none';
   }
 
   has(key: string): boolean {
@@ -148,16 +156,14 @@ export class PodSupervisor {
 
   private async run(pod: RunningPod): Promise<PodOutcome> {
     const spec = pod.spec;
-    let workspace: string;
+    let workspace: PreparedWorkspace;
     try {
-      workspace = (
-        await this.workspaces.prepare({
-          podKey: spec.key,
-          repo: spec.repo ? { url: spec.repo.url, token: spec.repo.token, defaultBranch: spec.repo.default_branch } : null,
-          branch: spec.branch,
-          persistentKey: spec.persistent_key,
-        })
-      ).path;
+      workspace = await this.workspaces.prepare({
+        podKey: spec.key,
+        repo: spec.repo ? { url: spec.repo.url, token: spec.repo.token, defaultBranch: spec.repo.default_branch } : null,
+        branch: spec.branch,
+        persistentKey: spec.persistent_key,
+      });
     } catch (error) {
       const message = error instanceof WorkspaceError ? error.message : `preparing the workspace failed: ${(error as Error).message}`;
       return this.outcome(pod, 'failed', null, message);
@@ -177,13 +183,13 @@ export class PodSupervisor {
       return outcome;
     } finally {
       // auto_close false keeps the workspace while the pod stays up (the wait above), not after
-      // it was terminated: nothing would ever remove it then.
-      // A persistent workspace outlives the pod; release only removes pod workspaces.
-      if (!spec.persistent_key) await this.workspaces.release(spec.key, { keep: spec.keep_workspace }).catch(() => {});
+      // it was terminated: nothing would ever remove it then. A persistent workspace outlives the
+      // pod (release removes only the pod's own state then).
+      await this.workspaces.release(spec.key, { keep: spec.keep_workspace && !spec.persistent_key }).catch(() => {});
     }
   }
 
-  private async runDirect(pod: RunningPod, workspace: string): Promise<PodOutcome> {
+  private async runDirect(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
     const result = await this.runAgent(pod, workspace, null, null);
     return this.fromResult(pod, result);
   }
@@ -196,14 +202,14 @@ export class PodSupervisor {
   }
 
   /** Autopilot (contract §4): iterations in one workspace until the agent reports done or failed. */
-  private async runAutopilot(pod: RunningPod, workspace: string): Promise<PodOutcome> {
+  private async runAutopilot(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
     const spec = pod.spec;
-    const stateDir = path.join(this.options.workDir, 'autopilot', spec.key);
+    const stateDir = this.workspaces.stateDir(spec.key);
     fs.mkdirSync(stateDir, { recursive: true });
     const statusFile = path.join(stateDir, 'status.json');
     try {
       for (let iteration = 1; iteration <= spec.max_iterations; iteration++) {
-        fs.rmSync(statusFile, { force: true });
+        fs.rmSync(statusFile, { recursive: true, force: true }); // whatever the agent left there
         let timedOut = false;
         const timer = setTimeout(() => {
           timedOut = true;
@@ -225,7 +231,7 @@ export class PodSupervisor {
     }
   }
 
-  private async runAgent(pod: RunningPod, workspace: string, statusFile: string | null, iteration: number | null): Promise<ProcessResult> {
+  private async runAgent(pod: RunningPod, workspace: PreparedWorkspace, statusFile: string | null, iteration: number | null): Promise<ProcessResult> {
     const spec = pod.spec;
     const agent: AgentSpec = spec.agent.custom
       ? { slug: spec.agent.slug, ...spec.agent.custom }
@@ -233,24 +239,25 @@ export class PodSupervisor {
     let invocation: ReturnType<typeof buildInvocation>;
     try {
       invocation = buildInvocation(agent, {
-      prompt: spec.prompt,
-      model: spec.model ?? undefined,
-      maxTurns: spec.max_turns ?? undefined,
-      permissionMode: spec.permission_mode ?? undefined,
-      resumeSessionId: spec.resume_session_id,
-      workspace,
+        prompt: spec.prompt,
+        model: spec.model ?? undefined,
+        maxTurns: spec.max_turns ?? undefined,
+        permissionMode: spec.permission_mode ?? undefined,
+        resumeSessionId: spec.resume_session_id,
+        workspace: workspace.path,
       });
     } catch (error) {
       return { code: null, signal: null, spawnError: (error as Error).message };
     }
     const { env, missingCredentials } = agentEnvironment({
       runnerEnv: this.options.runnerEnv,
+      home: workspace.home,
       drover: {
         apiUrl: spec.env.api_url,
         org: spec.env.org,
         podKey: spec.key,
         podToken: spec.env.pod_token,
-        workspace,
+        workspace: workspace.path,
         channelId: spec.env.channel_id,
         ticketSlug: spec.env.ticket_slug,
         statusFile,
@@ -264,11 +271,24 @@ export class PodSupervisor {
     if (missingCredentials.length > 0) {
       return { code: null, signal: null, spawnError: `the runner has no credential named ${missingCredentials.join(', ')}` };
     }
-    const child = await GroupProcess.start(this.launcher, invocation.command, invocation.args, {
-      cwd: workspace,
+    // Inside a sandbox a missing program would only show as bwrap's own error: say it plainly.
+    const program = invocation.command.includes('/') ? path.resolve(workspace.path, invocation.command) : invocation.command;
+    if (!(await findExecutable(program, env.PATH))) {
+      return { code: null, signal: null, spawnError: `the program "${invocation.command}" was not found on the runner's PATH` };
+    }
+    const sandbox = this.options.sandbox;
+    const view: PodView = {
+      cwd: workspace.path,
+      writable: [workspace.path, workspace.home, ...(statusFile ? [path.dirname(statusFile)] : [])],
+      readOnly: workspace.readOnly,
+    };
+    const line = sandbox ? sandbox.wrap(invocation.command, invocation.args, view) : invocation;
+    const child = await GroupProcess.start(this.launcher, line.command, line.args, {
+      cwd: workspace.path,
       env,
       stdin: invocation.stdin,
       onOutput: (text) => this.collect(pod, text),
+      sandboxed: sandbox?.mode === 'bwrap',
     });
     pod.process = child;
     if (child.pid !== undefined) this.journal.started(child.pid, spec.key);
@@ -320,12 +340,27 @@ function abandonedGroupOf(pid: number, key: string): boolean {
   return environ === '' || environ.split('\0').includes(`DROVER_POD_KEY=${key}`);
 }
 
+/**
+ * The status an autopilot iteration wrote. The file is in a directory the agent can write, so it
+ * is opened without following a symlink (the runner must never read a file of its own for the
+ * agent), and only a small regular file is taken.
+ */
 function readStatus(file: string): { status: string; summary?: string } | null {
+  let fd: number;
   try {
-    const value = JSON.parse(fs.readFileSync(file, 'utf8')) as { status?: unknown; summary?: unknown };
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile() || stat.size > 64 * 1024) return null;
+    const value = JSON.parse(fs.readFileSync(fd, 'utf8')) as { status?: unknown; summary?: unknown };
     if (typeof value.status !== 'string') return null;
     return { status: value.status, summary: typeof value.summary === 'string' ? value.summary : undefined };
   } catch {
     return null;
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -51,7 +51,7 @@ export async function lockRunners(db: Executor, kind: DatabaseKind, orgId: numbe
 export async function markConnected(
   db: Executor,
   id: number,
-  values: Pick<RunnersTable, 'version' | 'os' | 'arch' | 'labels' | 'agents' | 'max_pods' | 'status' | 'connection_id'>,
+  values: Pick<RunnersTable, 'version' | 'os' | 'arch' | 'labels' | 'agents' | 'sandbox' | 'max_pods' | 'status' | 'connection_id'>,
   now: number,
 ): Promise<void> {
   await db.updateTable('runners').set({ ...values, last_heartbeat_at: now, updated_at: now }).where('id', '=', id).execute();

@@ -20,7 +20,10 @@ export interface RunnersTable {
   os: string;
   arch: string;
   labels: string;
+  /** JSON `[{slug, version}]` (plain slugs in rows written before migration 0008). */
   agents: string;
+  /** How the runner sandboxes its pods: `bwrap` or `none`; null until it has connected. */
+  sandbox: 'bwrap' | 'none' | null;
   max_pods: number;
   /** The live socket's id (whichever replica holds it); a stale close must not mark a reconnected runner offline. */
   connection_id: string | null;

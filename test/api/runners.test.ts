@@ -23,6 +23,8 @@ interface RunnerJson {
   os: string;
   arch: string;
   labels: string[];
+  sandbox: 'bwrap' | 'none' | null;
+  agents: { slug: string; version: string | null }[];
   pod_count: number;
   max_pods: number;
   last_heartbeat_at: string | null;
@@ -40,7 +42,7 @@ interface AgentJson {
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const RUNNER_KEYS = ['arch', 'created_at', 'id', 'labels', 'last_heartbeat_at', 'max_pods', 'name', 'os', 'pod_count', 'status', 'version'];
+const RUNNER_KEYS = ['agents', 'arch', 'created_at', 'id', 'labels', 'last_heartbeat_at', 'max_pods', 'name', 'os', 'pod_count', 'sandbox', 'status', 'version'];
 
 function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
   const body = expectError(res, 400, 'VALIDATION_FAILED');
@@ -92,7 +94,18 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
     otherRunnerId = await insertRunner(t, other.id, { name: 'globex-runner' });
 
     const now = Date.now();
-    ids.busy = await insertRunner(t, org.id, { name: 'busy', labels: '["gpu","eu-west"]', max_pods: 5, version: '1.2.3', os: 'darwin', arch: 'arm64', created_at: created });
+    ids.busy = await insertRunner(t, org.id, {
+      name: 'busy',
+      labels: '["gpu","eu-west"]',
+      max_pods: 5,
+      version: '1.2.3',
+      os: 'darwin',
+      arch: 'arm64',
+      sandbox: 'bwrap',
+      agents: JSON.stringify([{ slug: 'shell', version: '5.2.15' }, { slug: 'claude-code', version: null }]),
+      created_at: created,
+    });
+    // A row written before runners reported versions and sandboxes: plain slugs, no sandbox.
     ids.idle = await insertRunner(t, org.id, { name: 'idle', max_pods: 3, created_at: created + 1000 });
     ids.full = await insertRunner(t, org.id, { name: 'full', max_pods: 2, created_at: created + 2000 });
     ids.offline = await insertRunner(t, org.id, { name: 'offline', status: 'offline', created_at: created + 3000 });
@@ -151,6 +164,11 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
         os: 'darwin',
         arch: 'arm64',
         labels: ['gpu', 'eu-west'],
+        sandbox: 'bwrap',
+        agents: [
+          { slug: 'shell', version: '5.2.15' },
+          { slug: 'claude-code', version: null },
+        ],
         pod_count: 3,
         max_pods: 5,
         last_heartbeat_at: expect.stringMatching(ISO_MS),
@@ -159,7 +177,16 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
       expect(Math.abs(Date.parse(busy.last_heartbeat_at!) - Date.now())).toBeLessThan(60_000);
       expect(body.runners.find((r) => r.id === ids.silent)!.last_heartbeat_at).toBeNull();
       expect(body.runners.find((r) => r.id === ids.full)!.pod_count).toBe(2);
-      expect(body.runners.find((r) => r.id === ids.idle)!).toMatchObject({ pod_count: 0, labels: [], max_pods: 3 });
+      expect(body.runners.find((r) => r.id === ids.idle)!).toMatchObject({
+        pod_count: 0,
+        labels: [],
+        max_pods: 3,
+        sandbox: null,
+        agents: [
+          { slug: 'shell', version: null },
+          { slug: 'claude-code', version: null },
+        ],
+      });
       expect(body.runners.map((r) => r.status).sort()).toEqual(['draining', 'offline', 'offline', 'online', 'online', 'online', 'online']);
     });
 

@@ -65,6 +65,7 @@ describe.each(DATABASES)('launchPods on %s', (kind: DatabaseKind) => {
       arch: 'x64',
       labels: '[]',
       agents: JSON.stringify(['shell']),
+      sandbox: null,
       max_pods: maxPods,
       connection_id: null,
       last_heartbeat_at: NOW,

@@ -9,6 +9,11 @@
  * offline (30 s, RUNNER_SILENCE_MS) has no knob, so the frozen-runner test waits it out; it runs on
  * SQLite only (the liveness code is the same on both stores, and the store-specific parts, the
  * guarded status updates, are exercised on both by the SIGKILL test).
+ *
+ * The external runners here run their agents unsandboxed (`--sandbox none`): these tests are about
+ * what the runner's agent journal does for agents that outlive a killed runner, which only happens
+ * without the sandbox (inside it an agent dies with its runner: test/sandbox/). The local runner
+ * runs with its default sandbox.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +21,7 @@ import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { childPids, commandLine, killGroup, processGone, runnerPath, startRunnerProcess, tempDir, waitFor } from '../helpers/runner-process.ts';
+import { childPids, commandLine, killGroup, podProcesses, processGone, processesWithEnv, runnerPath, startRunnerProcess, tempDir, waitFor } from '../helpers/runner-process.ts';
 import { unusedPort } from '../helpers/ports.ts';
 
 const ORG = '/api/v1/ext/orgs/default';
@@ -89,7 +94,7 @@ describe.each(DATABASES)('runner faults (%s)', (kind) => {
     () => server.url,
     () => apiKey,
   );
-  const runnerEnv = (): Record<string, string> => ({ PATH: runnerPath(), HOME: scratch, DROVER_RUNNER_HEARTBEAT_MS: '500' });
+  const runnerEnv = (): Record<string, string> => ({ PATH: runnerPath(), HOME: scratch, DROVER_RUNNER_HEARTBEAT_MS: '500', DROVER_RUNNER_SANDBOX: 'none' });
 
   beforeAll(async () => {
     database = await createProcessTestDatabase(kind);
@@ -247,7 +252,7 @@ describe.each(DATABASES)('server faults (%s)', (kind) => {
       server: server.url,
       token: await c.registrationToken(),
       workDir: path.join(scratch, 'runner'),
-      env: { PATH: runnerPath(), HOME: scratch, DROVER_RUNNER_HEARTBEAT_MS: '500' },
+      env: { PATH: runnerPath(), HOME: scratch, DROVER_RUNNER_HEARTBEAT_MS: '500', DROVER_RUNNER_SANDBOX: 'none' },
     });
     await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
 
@@ -337,7 +342,7 @@ describe.runIf(DATABASES.includes('postgres'))('two server replicas on one Postg
       server: a.url,
       token: await viaA.registrationToken(),
       workDir: path.join(scratch, 'runner'),
-      env: { PATH: runnerPath(), HOME: scratch },
+      env: { PATH: runnerPath(), HOME: scratch, DROVER_RUNNER_SANDBOX: 'none' },
     });
     await waitFor(async () => (await viaB.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online, seen from B' });
     // Its hello heartbeat is done; the next one is 10 s away.
@@ -365,18 +370,13 @@ describe.runIf(DATABASES.includes('postgres'))('two server replicas on one Postg
 
 describe('the local runner of `drover serve` (SQLite)', () => {
   let database: TestDatabase;
-  let scratch: string;
-  const leftovers = new Set<number>();
 
   beforeAll(async () => {
     database = await createProcessTestDatabase('sqlite');
-    scratch = tempDir('local-runner');
   });
 
   afterAll(async () => {
-    for (const pid of leftovers) killGroup(pid);
     await database?.cleanup();
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   it('runs pods with the server’s credentials and nothing else of its environment; kill -9 of the server ends its local runner’s agents, and the restart fails the pod', async () => {
@@ -414,15 +414,13 @@ describe('the local runner of `drover serve` (SQLite)', () => {
     expect(await c.waitStatus(hello, ['completed', 'failed'])).toMatchObject({ status: 'completed', runner_id: runners[0].id });
     expect(await c.output(hello)).toBe('cred=local-credential admin=unset key=unset db=unset\n');
 
-    const pidFile = path.join(scratch, 'local.pid');
-    const long = await c.createPod(`echo $$ > ${pidFile}\nsleep 300`);
-    const agent = await waitPid(pidFile);
-    leftovers.add(agent);
+    const long = await c.createPod('sleep 300');
     await c.waitStatus(long, ['running']);
+    expect(podProcesses(long).length).toBeGreaterThan(0);
     await server.kill9();
     // The local runner is the server's child process: with its server gone it stops its pods (no
     // agent is left running unwatched) and exits.
-    await waitFor(() => processGone(agent), { timeout: 15_000, what: 'the agent to be ended by the local runner of the dead server' });
+    await waitFor(() => podProcesses(long).length === 0, { timeout: 15_000, what: 'the agent to be ended by the local runner of the dead server' });
 
     server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true, args: ['--port', String(port)] });
     const failed = await c.waitStatus(long, ['failed', 'completed', 'terminated'], 10_000);
@@ -509,17 +507,3 @@ describe('the local runner of `drover serve` (SQLite)', () => {
   }, 60_000);
 });
 
-/** The live processes whose environment holds `entry` (`NAME=value`). */
-function processesWithEnv(entry: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry) && !processGone(pid);
-      } catch {
-        return false;
-      }
-    });
-}

@@ -10,7 +10,9 @@
  * process group) and start time in the test's scratch directory, then sleeps in 50 ms steps until
  * the test creates its go-file (for at most 60 s), records its end time and exits with `{{code}}`.
  * So a test decides exactly when each run's agent finishes, and can check on the runner machine
- * that a cancelled, replaced or timed-out run's process is really gone.
+ * that a cancelled, replaced or timed-out run's process is really gone. That needs the agents to
+ * share the test's files and pids, so the runner runs them unsandboxed (`--sandbox none`); pods in
+ * the sandbox, loops' persistent sandboxes included, are tested in test/sandbox/.
  *
  * Where the contract has a 1-minute granularity (timeout_minutes, cron) the test moves the stored
  * time (a run's `deadline_at`, a loop's `next_run_at`) through its own connection to the
@@ -218,6 +220,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
       workDir: path.join(scratch, 'runner'),
       name: 'loops',
       maxPods: 16,
+      sandbox: 'none',
       env: { PATH: runnerPath(binDir), HOME: home, LANG: 'C.UTF-8' },
     });
     await waitFor(async () => ((await api('GET', `${ORG}/runners/${runner.runnerId}`)).body as { runner: { status: string } }).runner.status === 'online', {
@@ -713,7 +716,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
   describe('agent sessions and modes (agent claude-code: the stand-in `claude`)', () => {
     /** The stand-in's records in the loop's persistent workspace, one per agent process, oldest first. */
     const records = (loopId: number): StandInRecord[] => {
-      const file = path.join(runner.workDir, 'persistent', `loop-${loopId}`, '.stand-in-record.jsonl');
+      const file = path.join(runner.workDir, 'persistent', `loop-${loopId}`, 'workspace', '.stand-in-record.jsonl');
       return fs
         .readFileSync(file, 'utf8')
         .split('\n')

@@ -13,8 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import {
-  killGroup,
-  processGone,
+  podProcesses,
   runnerPath,
   standInBinDir,
   startRunnerProcess,
@@ -68,7 +67,6 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
   let home: string;
   let scratch: string;
   let runnerEnv: Record<string, string>;
-  const leftovers = new Set<number>();
 
   const api = (method: string, urlPath: string, body?: unknown, key = apiKey) => http(server.url, method, urlPath, { key, body });
   const admin = (method: string, urlPath: string, body?: unknown) => http(server.url, method, `/api/v1/admin${urlPath}`, { bearer: ADMIN_TOKEN, body });
@@ -112,7 +110,8 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
   const waitFile = (file: string, timeout = 15_000) =>
     waitFor(() => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() || undefined : undefined), { timeout, what: file });
 
-  const workspaceOf = (key: string, of: RunnerProcess = runner) => path.join(of.workDir, 'pods', key);
+  const workspaceOf = (key: string, of: RunnerProcess = runner) => path.join(of.workDir, 'pods', key, 'workspace');
+  const homeOf = (key: string, of: RunnerProcess = runner) => path.join(of.workDir, 'pods', key, 'home');
 
   beforeAll(async () => {
     database = await createProcessTestDatabase(kind);
@@ -151,7 +150,6 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
   afterAll(async () => {
     await runner?.stop();
     await server?.stop();
-    for (const pid of leftovers) killGroup(pid);
     await database?.cleanup();
     for (const dir of [scratch, home, binDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -215,14 +213,12 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     expect((await output(key)).output).toContain('about to fail');
   });
 
-  it('a long pod terminated through the API: terminated, and its whole process group is gone from the runner machine', async () => {
-    const dir = fs.mkdtempSync(path.join(scratch, 'term-'));
-    const key = await createPod(layer(`sleep 300 &\necho $! > ${dir}/bg.pid\necho $$ > ${dir}/main.pid\necho started\nsleep 300`));
-    const main = Number(await waitFile(`${dir}/main.pid`));
-    const bg = Number(await waitFile(`${dir}/bg.pid`));
-    leftovers.add(main).add(bg);
+  it('a long pod terminated through the API: terminated, and every process it started is gone from the runner machine', async () => {
+    const key = await createPod(layer(`sleep 300 &\nsetsid sleep 301 &\necho started\nsleep 300`));
+    await waitFor(async () => (await output(key)).output.includes('started'), { what: 'the agent to start its children' });
     await waitStatus(key, ['running']);
-    expect(processGone(main) || processGone(bg)).toBe(false);
+    // The agent, its background child and the one in a session of its own (and the sandbox around them).
+    expect(podProcesses(key).length).toBeGreaterThanOrEqual(3);
 
     const stop = await api('POST', `${ORG}/pods/${key}/terminate`);
     expect(stop.status, stop.text).toBe(200);
@@ -230,7 +226,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     const pod = await getPod(key);
     expect(pod.status).toBe('terminated');
     expect(pod.finished_at).not.toBeNull();
-    await waitFor(() => processGone(main) && processGone(bg), { timeout: 12_000, what: 'the agent and its background child to be gone' });
+    await waitFor(() => podProcesses(key).length === 0, { timeout: 12_000, what: 'every process of the pod to be gone' });
     await waitFor(() => !fs.existsSync(workspaceOf(key)), { what: 'the workspace to be removed' });
 
     const again = await api('POST', `${ORG}/pods/${key}/terminate`);
@@ -242,25 +238,20 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
   });
 
   it('terminate escalates to SIGKILL after the 10 s grace when the agent ignores SIGTERM', async () => {
-    const dir = fs.mkdtempSync(path.join(scratch, 'kill-'));
-    const key = await createPod(layer(`trap '' TERM\necho $$ > ${dir}/main.pid\nwhile true; do sleep 1; done`));
-    const main = Number(await waitFile(`${dir}/main.pid`));
-    leftovers.add(main);
+    const key = await createPod(layer(`trap '' TERM\necho trapped\nwhile true; do sleep 1; done`));
+    await waitFor(async () => (await output(key)).output.includes('trapped'), { what: 'the agent to ignore SIGTERM' });
     await waitStatus(key, ['running']);
     const stoppedAt = Date.now();
     expect((await api('POST', `${ORG}/pods/${key}/terminate`)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 2_000));
-    expect(processGone(main)).toBe(false); // SIGTERM is ignored …
-    await waitFor(() => processGone(main), { timeout: 13_000, what: 'SIGKILL of the group' }); // … SIGKILL is not
+    expect(podProcesses(key).length).toBeGreaterThan(0); // SIGTERM is ignored …
+    await waitFor(() => podProcesses(key).length === 0, { timeout: 13_000, what: 'SIGKILL of the pod' }); // … SIGKILL is not
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(9_000);
   }, 30_000);
 
   it('past its deadline, a running pod is terminated by the server (the backstop of the runner timer) with error_message "timeout"', async () => {
     // pod_timeout_minutes has a 1-minute minimum: move the stored deadline into the past instead of waiting.
-    const dir = fs.mkdtempSync(path.join(scratch, 'deadline-'));
-    const key = await createPod(layer(`echo $$ > ${dir}/main.pid\nsleep 300`, 'CONFIG pod_timeout_minutes = 1'));
-    const main = Number(await waitFile(`${dir}/main.pid`));
-    leftovers.add(main);
+    const key = await createPod(layer(`sleep 300`, 'CONFIG pod_timeout_minutes = 1'));
     const running = await waitStatus(key, ['running']);
     expect(running).toMatchObject({ status: 'running' });
     const store = database.open();
@@ -273,7 +264,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     }
     const pod = await waitStatus(key, ['terminated', 'failed', 'completed'], 5_000);
     expect(pod).toMatchObject({ status: 'terminated', error_message: 'timeout' });
-    await waitFor(() => processGone(main), { timeout: 12_000, what: 'the timed-out agent to be stopped' });
+    await waitFor(() => podProcesses(key).length === 0, { timeout: 12_000, what: 'the timed-out agent to be stopped' });
   });
 
   it('CONFIG auto_close = false: the pod stays running after its agent finished, until terminated; then its workspace goes', async () => {
@@ -351,8 +342,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       'JS',
       'node post.mjs',
       'echo "channel=$DROVER_CHANNEL_ID"',
-      'echo "$DROVER_POD_TOKEN" > token',
-      `cp token ${scratch}/pod-token`,
+      'echo "token=$DROVER_POD_TOKEN"',
     ].join('\n');
     const key = await createPod(layer(script, `CONFIG channel_id = ${channelId}`));
     const pod = await waitStatus(key, ['completed', 'failed']);
@@ -376,7 +366,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     expect(system.some((m) => /completed/.test(m.content) && m.content.includes(key))).toBe(true);
     expect(system.every((m) => m.pod_key === key)).toBe(true);
 
-    const token = fs.readFileSync(path.join(scratch, 'pod-token'), 'utf8').trim();
+    const token = /^token=(\S+)$/m.exec(text)?.[1] ?? '';
     expect(token).toMatch(/^drvpod_/);
     const after = await api('POST', `${ORG}/channels/${channelId}/messages`, { content: 'too late' }, token);
     expect(after.status).toBe(401);
@@ -414,7 +404,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       }
     });
 
-    it('REPO + BRANCH: the workspace is a worktree with that branch checked out on its own local branch', async () => {
+    it('REPO + BRANCH: the workspace is a checkout of its own with that branch checked out, tracking origin', async () => {
       const script = [
         'cat file-only-on-feature',
         'test -e README && echo has-readme',
@@ -428,7 +418,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       expect(pod.repository_id).toEqual(expect.any(Number));
       expect(text).toContain('feature-content\n');
       expect(text).toContain('has-readme\n');
-      expect(text).toContain(`head=drover/pod/${key}\n`);
+      expect(text).toContain('head=feature/x\n');
       expect(text).toContain('upstream=origin/feature/x\n');
 
       // Without BRANCH: the default branch, which lacks the feature file.
@@ -511,7 +501,6 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       const recordFile = path.join(workspaceOf(key), '.stand-in-record.jsonl');
       const raw = await waitFile(recordFile);
       const record = JSON.parse(raw.split('\n')[0]) as { name: string; argv: string[]; env: Record<string, string>; cwd: string; stdin: string | null; pid: number };
-      leftovers.add(record.pid);
       expect((await waitStatus(key, ['running'])).status).toBe('running');
       const stop = await api('POST', `${ORG}/pods/${key}/terminate`);
       expect(stop.status).toBe(200);
@@ -521,13 +510,15 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       expect(record.stdin ?? '').toBe(want.stdin ?? '');
       expect(record.cwd).toBe(workspaceOf(key));
       const names = Object.keys(record.env).sort();
-      const unexpected = names.filter((n) => !['PATH', 'HOME', 'LANG', 'TERM', 'API_TOKEN'].includes(n) && !n.startsWith('DROVER_'));
+      // PWD: bubblewrap names the working directory it starts the agent in (the workspace).
+      const unexpected = names.filter((n) => !['PATH', 'HOME', 'LANG', 'TERM', 'API_TOKEN', 'PWD'].includes(n) && !n.startsWith('DROVER_'));
       expect(unexpected).toEqual([]);
+      if (record.env.PWD !== undefined) expect(record.env.PWD).toBe(workspaceOf(key));
       expect(names.filter((n) => n.startsWith('DROVER_CREDENTIAL_'))).toEqual([]);
       expect(JSON.stringify(record.env)).not.toContain(SECRET);
       expect(record.env).toMatchObject({
         PATH: runnerEnv.PATH,
-        HOME: home,
+        HOME: homeOf(key),
         LANG: 'C.UTF-8',
         API_TOKEN: CREDENTIAL,
         DROVER_API_URL: server.url,
@@ -540,7 +531,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       // Only a custom agent with prompt_position env gets the prompt as DROVER_PROMPT.
       expect(record.env.DROVER_PROMPT).toBeUndefined();
 
-      await waitFor(() => processGone(record.pid), { timeout: 12_000, what: 'the stand-in to be stopped' });
+      await waitFor(() => podProcesses(key).length === 0, { timeout: 12_000, what: 'the stand-in to be stopped' });
       expect((await getPod(key)).status).toBe('terminated');
     });
 

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
+import { childrenOf } from '../../src/runner/process-group.ts';
 import { DROVER_BIN, REPO_ROOT } from './server-process.ts';
 
 export const STAND_IN_AGENT = path.join(REPO_ROOT, 'test', 'fixtures', 'stand-in-agent.mjs');
@@ -60,21 +61,29 @@ export function processGone(pid: number): boolean {
 
 /** The pids of the live children of process `pid` (from /proc/<pid>/task/<tid>/children). */
 export function childPids(pid: number): number[] {
-  let tasks: string[];
-  try {
-    tasks = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  return tasks.flatMap((task) => {
-    try {
-      const children = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-      return children.filter((child) => !processGone(child));
-    } catch {
-      return [];
-    }
-  });
+  return childrenOf(pid).filter((child) => !processGone(child));
 }
+
+/** The live processes whose environment holds `entry` (e.g. `DROVER_POD_KEY=p-…`), from /proc. */
+export function processesWithEnv(entry: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry) && !processGone(pid);
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * The processes of a pod on this machine, sandboxed or not: everything an agent starts inherits
+ * its environment, `DROVER_POD_KEY` included (and a pid namespace hides nothing from /proc here).
+ */
+export const podProcesses = (podKey: string): number[] => processesWithEnv(`DROVER_POD_KEY=${podKey}`);
 
 /** The command line of process `pid`, arguments joined by spaces ('' when it is gone). */
 export function commandLine(pid: number): string {
@@ -139,6 +148,8 @@ export interface RunnerStartOptions {
   maxPods?: number;
   labels?: string;
   drainSeconds?: number;
+  /** `--sandbox` (default: the runner's default, bwrap). */
+  sandbox?: 'bwrap' | 'none';
   /** The runner's complete environment (nothing of the test process is added). */
   env: Record<string, string>;
   timeoutMs?: number;
@@ -192,6 +203,7 @@ export async function startRunnerProcess(options: RunnerStartOptions): Promise<R
   if (options.maxPods !== undefined) args.push('--max-pods', String(options.maxPods));
   if (options.labels) args.push('--labels', options.labels);
   args.push('--drain-seconds', String(options.drainSeconds ?? 1));
+  if (options.sandbox) args.push('--sandbox', options.sandbox);
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
   let stderr = '';

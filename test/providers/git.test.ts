@@ -205,10 +205,12 @@ describe('git provider over HTTP (git http-backend)', () => {
 });
 
 describe('git provider internals', () => {
-  it('puts the token only in the environment, and only for http(s) remotes', () => {
+  it('puts the token only in the environment, scoped to the registered URL, and only for http(s) remotes', () => {
     const env = gitEnv('https://git.example/app.git', TOKEN);
     const pairs = Array.from({ length: Number(env.GIT_CONFIG_COUNT) }, (_, i) => [env[`GIT_CONFIG_KEY_${i}`], env[`GIT_CONFIG_VALUE_${i}`]]);
-    expect(pairs).toContainEqual(['http.extraHeader', EXPECTED_AUTH.replace(/^/, 'Authorization: ')]);
+    expect(pairs).toContainEqual(['http.https://git.example/app.git.extraHeader', EXPECTED_AUTH.replace(/^/, 'Authorization: ')]);
+    // The unscoped header only ever resets what the machine's configuration may have set.
+    expect(pairs.filter(([key]) => key === 'http.extraHeader')).toEqual([['http.extraHeader', '']]);
     expect(pairs).toContainEqual(['credential.helper', '']);
     expect(env.GIT_TERMINAL_PROMPT).toBe('0');
     const local = gitEnv('/srv/app.git', TOKEN);

@@ -60,24 +60,19 @@ const newWorkDir = (): string => fs.mkdtempSync(path.join(tmp, 'work-'));
 const key = (prefix = 'pod'): string => `${prefix}-${++counter}`;
 const repo = (url = origin, extra: Partial<RepoSource> = {}): RepoSource => ({ url, defaultBranch: 'main', ...extra });
 const read = (dir: string, file: string): string => fs.readFileSync(path.join(dir, file), 'utf8');
-const worktrees = (workDir: string): string => {
+const podDir = (workDir: string, podKey: string): string => path.join(workDir, 'pods', podKey);
+const wsOf = (workDir: string, podKey: string) => ({ path: path.join(podDir(workDir, podKey), 'workspace'), home: path.join(podDir(workDir, podKey), 'home') });
+/** The refs of every clone cache of a work dir: only origin's branches ever live there. */
+const cacheRefs = (workDir: string): string[] => {
   const repos = path.join(workDir, 'repos');
   return fs
     .readdirSync(repos)
     .filter((n) => n.endsWith('.git'))
-    .map((n) => git(repos, `--git-dir=${path.join(repos, n)}`, 'worktree', 'list', '--porcelain'))
-    .join('\n');
+    .flatMap((n) => git(repos, `--git-dir=${path.join(repos, n)}`, 'for-each-ref', '--format=%(refname)').split('\n').filter((r) => r !== ''));
 };
-const localBranches = (workDir: string): string[] => {
-  const repos = path.join(workDir, 'repos');
-  return fs
-    .readdirSync(repos)
-    .filter((n) => n.endsWith('.git'))
-    .flatMap((n) =>
-      git(repos, `--git-dir=${path.join(repos, n)}`, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/')
-        .split('\n')
-        .filter((b) => b !== ''),
-    );
+const cacheObjects = (workDir: string): string => {
+  const [name] = fs.readdirSync(path.join(workDir, 'repos')).filter((n) => n.endsWith('.git'));
+  return path.join(workDir, 'repos', name, 'objects');
 };
 
 async function workspaceError(p: Promise<unknown>): Promise<WorkspaceError> {
@@ -191,40 +186,64 @@ afterAll(async () => {
 });
 
 describe('workspaces without a repository', () => {
-  it('a pod gets an empty directory under pods/, which release removes', async () => {
+  it('a pod gets an empty workspace and a HOME of its own under pods/<key>/, which release removes', async () => {
     const workDir = newWorkDir();
     const manager = new WorkspaceManager(workDir);
     const podKey = key();
     const ws = await manager.prepare({ podKey });
-    expect(ws).toEqual({ path: path.join(workDir, 'pods', podKey), branch: null, reused: false });
+    expect(ws).toEqual({ ...wsOf(workDir, podKey), branch: null, reused: false, readOnly: [] });
     expect(fs.readdirSync(ws.path)).toEqual([]);
+    expect(fs.readdirSync(ws.home)).toEqual([]);
+    expect(fs.statSync(ws.home).mode & 0o777).toBe(0o700);
     fs.writeFileSync(path.join(ws.path, 'scratch.txt'), 'x');
+    fs.writeFileSync(path.join(ws.home, '.history'), 'x');
     await manager.release(podKey, { keep: false });
-    expect(fs.existsSync(ws.path)).toBe(false);
+    expect(fs.existsSync(podDir(workDir, podKey))).toBe(false);
+  });
+
+  it('each HOME starts as a copy of <work dir>/agent-home (symlinks kept as links); pods never share one', async () => {
+    const workDir = newWorkDir();
+    const template = path.join(workDir, 'agent-home');
+    fs.mkdirSync(path.join(template, '.codex'), { recursive: true });
+    fs.writeFileSync(path.join(template, '.codex', 'config.toml'), 'model_provider = "mock"\n');
+    fs.symlinkSync('/etc/hostname', path.join(template, 'link'));
+    const manager = new WorkspaceManager(workDir);
+    const [a, b] = [await manager.prepare({ podKey: key() }), await manager.prepare({ podKey: key() })];
+    for (const ws of [a, b]) {
+      expect(read(ws.home, '.codex/config.toml')).toBe('model_provider = "mock"\n');
+      expect(fs.readlinkSync(path.join(ws.home, 'link'))).toBe('/etc/hostname');
+    }
+    fs.writeFileSync(path.join(a.home, '.codex', 'session.jsonl'), 'a only');
+    expect(fs.existsSync(path.join(b.home, '.codex', 'session.jsonl'))).toBe(false);
+    expect(fs.existsSync(path.join(template, '.codex', 'session.jsonl'))).toBe(false);
   });
 
   it('a leftover directory of the same pod key is replaced by a fresh one', async () => {
     const workDir = newWorkDir();
     const podKey = key();
-    fs.mkdirSync(path.join(workDir, 'pods', podKey), { recursive: true });
-    fs.writeFileSync(path.join(workDir, 'pods', podKey, 'old.txt'), 'old');
+    fs.mkdirSync(path.join(workDir, 'pods', podKey, 'workspace'), { recursive: true });
+    fs.writeFileSync(path.join(workDir, 'pods', podKey, 'workspace', 'old.txt'), 'old');
     const ws = await new WorkspaceManager(workDir).prepare({ podKey });
     expect(fs.readdirSync(ws.path)).toEqual([]);
   });
 });
 
 describe('workspaces on a repository', () => {
-  it('without a branch: a worktree on the default branch with its files', async () => {
+  it('without a branch: a checkout of its own on the default branch, borrowing the cache’s objects', async () => {
     const workDir = newWorkDir();
     const manager = new WorkspaceManager(workDir);
     const podKey = key();
     const ws = await manager.prepare({ podKey, repo: repo() });
-    expect(ws).toEqual({ path: path.join(workDir, 'pods', podKey), branch: 'main', reused: false });
+    expect(ws).toEqual({ ...wsOf(workDir, podKey), branch: 'main', reused: false, readOnly: [cacheObjects(workDir)] });
     expect(read(ws.path, 'README.md')).toBe('hello from main\n');
     expect(read(ws.path, 'src/app.txt')).toBe('app v1\n');
     expect(fs.existsSync(path.join(ws.path, 'feature.txt'))).toBe(false);
-    // Its own local branch, following origin/main; the cache lives under repos/.
-    expect(agentGit(ws.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe(`drover/pod/${podKey}`);
+    // A repository of its own (not a worktree of the cache), on main, following origin/main.
+    expect(fs.statSync(path.join(ws.path, '.git')).isDirectory()).toBe(true);
+    expect(read(ws.path, '.git/objects/info/alternates')).toBe(`${cacheObjects(workDir)}\n`);
+    expect(agentGit(ws.path, 'count-objects', '-v')).toMatch(/^count: 0$/m); // nothing copied
+    expect(agentGit(ws.path, 'remote', 'get-url', 'origin')).toBe(origin);
+    expect(agentGit(ws.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
     expect(agentGit(ws.path, 'rev-parse', '--abbrev-ref', '@{upstream}')).toBe('origin/main');
     expect(agentGit(ws.path, 'rev-parse', 'HEAD')).toBe(git(seed, 'rev-parse', 'main'));
     expect(agentGit(ws.path, 'status', '--porcelain')).toBe('');
@@ -253,13 +272,14 @@ describe('workspaces on a repository', () => {
     expect(read(ws.path, 'README.md')).toBe('hello from main\n');
     expect(fs.existsSync(path.join(ws.path, 'feature.txt'))).toBe(false);
     expect(agentGit(ws.path, 'rev-parse', 'HEAD')).toBe(git(seed, 'rev-parse', 'main'));
-    expect(agentGit(ws.path, 'config', `branch.drover/pod/${podKey}.merge`)).toBe('refs/heads/drover-new');
+    expect(agentGit(ws.path, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('drover-new');
+    expect(agentGit(ws.path, 'config', 'branch.drover-new.merge')).toBe('refs/heads/drover-new');
 
     // The agent commits (no identity of its own configured) and pushes: the branch appears on origin.
     fs.writeFileSync(path.join(ws.path, 'agent.txt'), 'agent work\n');
     agentGit(ws.path, 'add', 'agent.txt');
     agentGit(ws.path, 'commit', '-q', '-m', 'agent commit');
-    agentGit(ws.path, 'push', '-q');
+    agentGit(ws.path, 'push', '-q', 'origin', 'HEAD');
     expect(git(origin, 'rev-parse', 'refs/heads/drover-new')).toBe(agentGit(ws.path, 'rev-parse', 'HEAD'));
     expect(git(origin, 'log', '-1', '--format=%an <%ae>', 'drover-new')).toBe('Drover Agent <agent@drover.invalid>');
     git(origin, 'update-ref', '-d', 'refs/heads/drover-new');
@@ -314,39 +334,38 @@ describe('workspaces on a repository', () => {
     expect(agentGit(after.path, 'branch', '-r')).not.toContain('short-lived');
   });
 
-  it('release removes the worktree, its registration and its local branch; keep: true keeps it', async () => {
+  it('release removes the workspace and HOME; keep: true keeps them; the cache only ever holds origin’s branches', async () => {
     const workDir = newWorkDir();
     const manager = new WorkspaceManager(workDir);
     const [gone, kept] = [key(), key()];
     const wg = await manager.prepare({ podKey: gone, repo: repo() });
     const wk = await manager.prepare({ podKey: kept, repo: repo() });
-    expect(worktrees(workDir)).toContain(wg.path);
     fs.writeFileSync(path.join(wg.path, 'untracked.txt'), 'dirty');
+    agentGit(wg.path, 'checkout', '-q', '-b', 'agent-branch');
 
     await manager.release(gone, { keep: false });
-    expect(fs.existsSync(wg.path)).toBe(false);
-    expect(worktrees(workDir)).not.toContain(wg.path);
-    expect(localBranches(workDir)).toEqual([`drover/pod/${kept}`]);
+    expect(fs.existsSync(podDir(workDir, gone))).toBe(false);
+    expect(cacheRefs(workDir).sort()).toEqual(['refs/remotes/origin/feature/x', 'refs/remotes/origin/main']);
 
     await manager.release(kept, { keep: true });
     expect(read(wk.path, 'README.md')).toBe('hello from main\n');
-    expect(worktrees(workDir)).toContain(wk.path);
 
     // Releasing twice, or a pod that never had a workspace, is harmless.
     await manager.release(gone, { keep: false });
     await manager.release(key(), { keep: false });
   });
 
-  it('release still cleans up when the agent deleted the .git file', async () => {
+  it('what an agent does to its checkout’s configuration stays in its checkout', async () => {
     const workDir = newWorkDir();
     const manager = new WorkspaceManager(workDir);
-    const podKey = key();
-    const ws = await manager.prepare({ podKey, repo: repo() });
-    fs.rmSync(path.join(ws.path, '.git'));
-    await manager.release(podKey, { keep: false });
-    expect(fs.existsSync(ws.path)).toBe(false);
-    expect(worktrees(workDir)).not.toContain(ws.path);
-    expect(localBranches(workDir)).toEqual([]);
+    const first = await manager.prepare({ podKey: key(), repo: repo() });
+    agentGit(first.path, 'config', 'remote.origin.url', 'http://127.0.0.1:9/evil.git');
+    fs.appendFileSync(path.join(first.path, '.git', 'config'), '[url "http://127.0.0.1:9/"]\n\tinsteadOf = /\n');
+    commitFile('after.txt', 'later\n', 'after');
+    git(seed, 'push', '-q', origin, 'main');
+    const second = await manager.prepare({ podKey: key(), repo: repo() });
+    expect(read(second.path, 'after.txt')).toBe('later\n');
+    expect(agentGit(second.path, 'remote', 'get-url', 'origin')).toBe(origin);
   });
 
   it('five pods preparing in parallel on one repository all succeed', async () => {
@@ -357,14 +376,13 @@ describe('workspaces on a repository', () => {
       keys.map((podKey, i) => manager.prepare({ podKey, repo: repo(), branch: i % 2 === 0 ? 'main' : 'feature/x' })),
     );
     all.forEach((ws, i) => {
-      expect(ws.path).toBe(path.join(workDir, 'pods', keys[i]));
+      expect(ws.path).toBe(wsOf(workDir, keys[i]).path);
       expect(read(ws.path, 'README.md')).toBe('hello from main\n');
       expect(fs.existsSync(path.join(ws.path, 'feature.txt'))).toBe(i % 2 === 1);
     });
     expect(fs.readdirSync(path.join(workDir, 'repos'))).toHaveLength(1);
     await Promise.all(keys.map((podKey) => manager.release(podKey, { keep: false })));
     expect(fs.readdirSync(path.join(workDir, 'pods'))).toEqual([]);
-    expect(localBranches(workDir)).toEqual([]);
   });
 });
 
@@ -375,7 +393,9 @@ describe('persistent workspaces', () => {
     const persistentKey = 'loop-42';
     const run1 = key('run');
     const w1 = await manager.prepare({ podKey: run1, repo: repo(), persistentKey });
-    expect(w1).toEqual({ path: path.join(workDir, 'persistent', persistentKey), branch: 'main', reused: false });
+    const dir = path.join(workDir, 'persistent', persistentKey);
+    expect(w1).toEqual({ path: path.join(dir, 'workspace'), home: path.join(dir, 'home'), branch: 'main', reused: false, readOnly: [cacheObjects(workDir)] });
+    fs.writeFileSync(path.join(w1.home, 'session.json'), '{"id":"s-1"}');
     fs.writeFileSync(path.join(w1.path, 'notes.txt'), 'remember me\n');
     agentGit(w1.path, 'add', 'notes.txt');
     agentGit(w1.path, 'commit', '-q', '-m', 'notes');
@@ -384,8 +404,9 @@ describe('persistent workspaces', () => {
 
     const run2 = key('run');
     const w2 = await manager.prepare({ podKey: run2, repo: repo(), persistentKey });
-    expect(w2).toEqual({ path: w1.path, branch: 'main', reused: true });
+    expect(w2).toEqual({ ...w1, reused: true });
     expect(read(w2.path, 'notes.txt')).toBe('remember me\n');
+    expect(read(w2.home, 'session.json')).toBe('{"id":"s-1"}');
     expect(read(w2.path, 'untracked.txt')).toBe('also me\n');
     await manager.release(run2, { keep: false });
 
@@ -397,9 +418,33 @@ describe('persistent workspaces', () => {
     expect(read(w3.path, 'notes.txt')).toBe('remember me\n');
 
     await restarted.removePersistent(persistentKey);
-    expect(fs.existsSync(w1.path)).toBe(false);
-    expect(worktrees(workDir)).not.toContain(w1.path);
-    expect(localBranches(workDir)).toEqual([]);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it('a reused checkout’s origin/* follows origin (the agent’s branch and work untouched)', async () => {
+    const workDir = newWorkDir();
+    const manager = new WorkspaceManager(workDir);
+    const persistentKey = 'loop-follow';
+    const w1 = await manager.prepare({ podKey: key('run'), repo: repo(), persistentKey });
+    fs.writeFileSync(path.join(w1.path, 'mine.txt'), 'mine\n');
+    agentGit(w1.path, 'add', 'mine.txt');
+    agentGit(w1.path, 'commit', '-q', '-m', 'agent work');
+    const agentHead = agentGit(w1.path, 'rev-parse', 'HEAD');
+    git(seed, 'push', '-q', origin, 'feature/x:refs/heads/gone-soon');
+    await manager.prepare({ podKey: key('run'), repo: repo(), persistentKey });
+    expect(agentGit(w1.path, 'branch', '-r')).toContain('origin/gone-soon');
+
+    commitFile('upstream.txt', 'upstream\n', 'upstream');
+    git(seed, 'push', '-q', origin, 'main');
+    git(origin, 'update-ref', '-d', 'refs/heads/gone-soon');
+    const w3 = await manager.prepare({ podKey: key('run'), repo: repo(), persistentKey });
+    expect(w3.reused).toBe(true);
+    expect(agentGit(w3.path, 'rev-parse', 'origin/main')).toBe(git(seed, 'rev-parse', 'main'));
+    expect(agentGit(w3.path, 'branch', '-r')).not.toContain('gone-soon');
+    expect(agentGit(w3.path, 'rev-parse', 'HEAD')).toBe(agentHead);
+    expect(fs.existsSync(path.join(w3.path, 'upstream.txt'))).toBe(false);
+    agentGit(w3.path, 'merge', '-q', '--no-edit', 'origin/main');
+    expect(read(w3.path, 'upstream.txt')).toBe('upstream\n');
   });
 
   it('without a repository too', async () => {
@@ -407,7 +452,7 @@ describe('persistent workspaces', () => {
     const w1 = await manager.prepare({ podKey: key(), persistentKey: 'loop-plain' });
     fs.writeFileSync(path.join(w1.path, 'state.json'), '{}');
     const w2 = await manager.prepare({ podKey: key(), persistentKey: 'loop-plain' });
-    expect(w2).toEqual({ path: w1.path, branch: null, reused: true });
+    expect(w2).toEqual({ ...w1, reused: true });
     expect(read(w2.path, 'state.json')).toBe('{}');
   });
 
@@ -417,11 +462,11 @@ describe('persistent workspaces', () => {
     const w1 = await manager.prepare({ podKey: key(), repo: repo(), persistentKey });
     fs.writeFileSync(path.join(w1.path, 'mine.txt'), 'x');
     const w2 = await manager.prepare({ podKey: key(), repo: repo(), branch: 'feature/x', persistentKey });
-    expect(w2).toEqual({ path: w1.path, branch: 'feature/x', reused: false });
+    expect(w2).toEqual({ ...w1, branch: 'feature/x', reused: false });
     expect(fs.existsSync(path.join(w2.path, 'mine.txt'))).toBe(false);
     expect(read(w2.path, 'feature.txt')).toBe('feature x\n');
     const w3 = await manager.prepare({ podKey: key(), persistentKey });
-    expect(w3).toEqual({ path: w1.path, branch: null, reused: false });
+    expect(w3).toEqual({ ...w1, branch: null, reused: false, readOnly: [] });
     expect(fs.readdirSync(w3.path)).toEqual([]);
   });
 });
@@ -574,7 +619,7 @@ describe('repositories over HTTP with an access token', () => {
 });
 
 describe('sweep after a restart', () => {
-  it('removes pod workspaces that are not active, their branches and registrations, and half-made clones', async () => {
+  it('removes pod directories that are not active and half-made clones, sparing persistent workspaces', async () => {
     const workDir = newWorkDir();
     const before = new WorkspaceManager(workDir);
     const [alive, dead1, dead2, plain] = [key(), key(), key(), key()];
@@ -584,6 +629,7 @@ describe('sweep after a restart', () => {
     const cacheName = fs.readdirSync(path.join(workDir, 'repos'))[0];
     fs.mkdirSync(path.join(workDir, 'repos', `${cacheName}.tmp-abcdef`));
     fs.mkdirSync(path.join(workDir, 'pods', 'not-a-pod-dir'));
+    fs.mkdirSync(path.join(workDir, 'autopilot', 'p-old'), { recursive: true }); // an older runner's state
 
     const after = new WorkspaceManager(workDir); // the runner restarted
     await after.sweep([alive]);
@@ -591,14 +637,10 @@ describe('sweep after a restart', () => {
     expect(fs.readdirSync(path.join(workDir, 'pods'))).toEqual([alive]);
     expect(fs.readdirSync(path.join(workDir, 'repos'))).toEqual([cacheName]);
     expect(fs.existsSync(persistent.path)).toBe(true);
-    expect(localBranches(workDir).sort()).toEqual([`drover/persistent/loop-7`, `drover/pod/${alive}`]);
-    const list = worktrees(workDir);
-    expect(list).toContain(path.join(workDir, 'pods', alive));
-    expect(list).not.toContain(path.join(workDir, 'pods', dead1));
-    expect(list).not.toContain(path.join(workDir, 'pods', dead2));
+    expect(fs.existsSync(path.join(workDir, 'autopilot'))).toBe(false);
 
     // The survivor still works, and is released normally.
-    expect(read(path.join(workDir, 'pods', alive), 'README.md')).toBe('hello from main\n');
+    expect(read(wsOf(workDir, alive).path, 'README.md')).toBe('hello from main\n');
     await after.release(alive, { keep: false });
     expect(fs.readdirSync(path.join(workDir, 'pods'))).toEqual([]);
   });
@@ -611,6 +653,6 @@ describe('sweep after a restart', () => {
     const ws = await manager.prepare({ podKey, repo: repo() });
     await manager.sweep([]);
     expect(fs.existsSync(ws.path)).toBe(true);
-    expect(localBranches(workDir)).toEqual([`drover/pod/${podKey}`]);
+    expect(fs.existsSync(ws.home)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
+import { advertisedAgents } from '../../domain/runners/advertised.ts';
 import * as service from '../../domain/runners/service.ts';
 import type { RunnerWithCount } from '../../store/runners.ts';
 import { OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
@@ -18,6 +19,8 @@ export function presentRunner(runner: RunnerWithCount) {
     os: runner.os,
     arch: runner.arch,
     labels: JSON.parse(runner.labels) as string[],
+    sandbox: runner.sandbox,
+    agents: advertisedAgents(runner.agents),
     pod_count: runner.pod_count,
     max_pods: runner.max_pods,
     last_heartbeat_at: isoOrNull(runner.last_heartbeat_at),

@@ -79,6 +79,16 @@ export const Runner = Type.Object(
     os: Type.String(),
     arch: Type.String(),
     labels: Type.Array(Type.String()),
+    sandbox: Type.Union([Type.Enum(['bwrap', 'none']), Type.Null()], {
+      description: 'How the runner sandboxes its pods: `bwrap` (bubblewrap) or `none` (agents run unsandboxed); null until it has connected.',
+    }),
+    agents: Type.Array(
+      Type.Object(
+        { slug: Type.String(), version: Nullable(Type.String({ description: "The program's `--version`, when it says one." })) },
+        { additionalProperties: false },
+      ),
+      { description: 'The agents the runner advertises.' },
+    ),
     pod_count: Type.Integer(),
     max_pods: Type.Integer(),
     last_heartbeat_at: Nullable(Timestamp),

@@ -1,5 +1,6 @@
 import type { RunnerWithCount } from '../../store/runners.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
+import { advertisedAgents } from './advertised.ts';
 
 /** A runner is out of touch when its last heartbeat is older than this (contract §5). */
 export const RUNNER_SILENCE_MS = 30_000;
@@ -17,7 +18,7 @@ export function isAvailable(runner: RunnerWithCount, agentSlug: string, now: num
   const problem = capacityProblem(runner, now);
   if (problem) return problem;
   // Custom agents run the org's own command, which the runner cannot advertise; a missing one fails the pod.
-  if (isBuiltinAgentSlug(agentSlug) && !(JSON.parse(runner.agents) as string[]).includes(agentSlug)) {
+  if (isBuiltinAgentSlug(agentSlug) && !advertisedAgents(runner.agents).some((agent) => agent.slug === agentSlug)) {
     return `it does not have the agent "${agentSlug}"`;
   }
   return null;

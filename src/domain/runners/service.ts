@@ -70,6 +70,7 @@ export async function registerRunner(ctx: DomainContext, input: RegisterRunnerIn
     arch: input.arch,
     labels: JSON.stringify(labels),
     agents: '[]',
+    sandbox: null,
     max_pods: input.max_pods,
     connection_id: null,
     last_heartbeat_at: null,

@@ -1,10 +1,10 @@
 /**
  * Running git for the runner's workspaces, safely: spawned directly (never through a shell),
  * in its own process group killed as a whole when its time is up, with the environment of
- * the repository provider's `gitEnv` (token only as an `http.extraHeader` through
+ * the repository provider's `gitEnv` (token only as an `http.<url>.extraHeader` through
  * GIT_CONFIG_COUNT/KEY/VALUE, credential helpers and askpass reset, GIT_TERMINAL_PROMPT=0,
  * GIT_DIR & co dropped, LC_ALL=C) plus a few settings of our own (no hooks, no fsmonitor,
- * no detached background gc).
+ * no garbage collection).
  *
  * Also: the checks that keep user-supplied names (repository URL, branch) from being read as
  * options or escaping the work dir, and the reading of git's stderr into a short,
@@ -31,6 +31,10 @@ export interface GitOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  /** Text for git's stdin (default: none). */
+  stdin?: string;
+  /** Runs git through this command line instead (e.g. inside a pod's sandbox). */
+  wrap?: (command: string, args: string[]) => { command: string; args: string[] };
 }
 
 /**
@@ -44,7 +48,8 @@ export function workspaceGitEnv(url: string, token: string): NodeJS.ProcessEnv {
   const extra: [string, string][] = [
     ['core.hooksPath', '/dev/null'],
     ['core.fsmonitor', 'false'],
-    ['gc.autoDetach', 'false'], // auto gc after a fetch stays inside our process group and timeout
+    // Never collect garbage: pods' repositories borrow the cache's objects (./cache.ts).
+    ['gc.auto', '0'],
     ['advice.detachedHead', 'false'],
   ];
   let count = Number(env.GIT_CONFIG_COUNT ?? '0');
@@ -60,10 +65,11 @@ export function workspaceGitEnv(url: string, token: string): NodeJS.ProcessEnv {
 /** Runs git; resolves with its outcome (also on a non-zero exit or a timeout). */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   return new Promise<GitResult>((resolve, reject) => {
-    const child = spawn('git', args, {
+    const line = options.wrap ? options.wrap('git', [...args]) : { command: 'git', args: [...args] };
+    const child = spawn(line.command, line.args, {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       windowsHide: true,
       // Its own process group, so a timeout also kills git-remote-https, ssh, pack-objects …
       detached: process.platform !== 'win32',
@@ -84,15 +90,19 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
       timedOut = true;
       kill();
     }, options.timeoutMs);
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
+    if (options.stdin !== undefined) {
+      child.stdin?.on('error', () => {});
+      child.stdin?.end(options.stdin);
+    }
+    child.stdout!.setEncoding('utf8');
+    child.stderr!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
       if (stdout.length + chunk.length > MAX_STDOUT) {
         overflow = true;
         kill();
       } else stdout += chunk;
     });
-    child.stderr.on('data', (chunk: string) => {
+    child.stderr!.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-MAX_STDERR);
     });
     child.once('error', (err: NodeJS.ErrnoException) => {

@@ -2,8 +2,9 @@
  * A plain git remote: `git ls-remote --heads -- <url>`, spawned directly (never through a shell).
  *
  * The token never appears in argv (which `ps` shows to every user): for http(s) remotes it
- * travels as `http.extraHeader = Authorization: Basic base64("x-access-token:<token>")`,
- * passed through the GIT_CONFIG_COUNT/KEY/VALUE environment (readable only by our own user).
+ * travels as `http.<url>.extraHeader = Authorization: Basic base64("x-access-token:<token>")`,
+ * scoped to that URL (git sends it to no other address, whatever a repository's configuration
+ * or a redirect says; libcurl drops it on a redirect to another host), passed through the GIT_CONFIG_COUNT/KEY/VALUE environment (readable only by our own user).
  * The same environment resets credential helpers (so no stored credential is used, and the
  * token is never saved) and askpass programs; GIT_TERMINAL_PROMPT=0 forbids prompting.
  * The child runs in its own process group, killed as a whole when the budget is spent, so
@@ -49,7 +50,7 @@ export function gitEnv(url: string, token: string): NodeJS.ProcessEnv {
   ];
   if (token !== '' && isHttpUrl(url)) {
     const basic = Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
-    config.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
+    config.push([`http.${url}.extraHeader`, `Authorization: Basic ${basic}`]);
   }
   config.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
