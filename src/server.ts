@@ -143,7 +143,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       serverUrl: url,
       maxPods: config.localRunnerMaxPods,
       sandbox: config.localRunnerSandbox,
-      log: (line) => app.log.info(line),
+      log: (line, level = 'info') => app.log[level](line),
     });
     if (localRunner?.runnerId) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);
   }

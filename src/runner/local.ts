@@ -23,7 +23,8 @@ export interface LocalRunnerOptions {
   maxPods: number;
   /** How it sandboxes its pods (DROVER_LOCAL_RUNNER_SANDBOX). */
   sandbox: 'bwrap' | 'none';
-  log: (line: string) => void;
+  /** Lines for the server's log; `warn` for the runner's warnings and errors. */
+  log: (line: string, level?: 'info' | 'warn') => void;
 }
 
 /**
@@ -68,7 +69,7 @@ export class LocalRunner {
       token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1 })).token;
     }
     const runner = new LocalRunner(options, workDir, token);
-    await runner.spawn().catch((error: Error) => options.log(`local runner: ${error.message}`));
+    await runner.spawn().catch((error: Error) => options.log(`local runner: ${error.message}`, 'warn'));
     return runner;
   }
 
@@ -102,7 +103,8 @@ export class LocalRunner {
     const startedAt = Date.now();
     this.child = child;
     for (const stream of [child.stdout, child.stderr]) {
-      if (stream) readline.createInterface({ input: stream }).on('line', (line) => log(`local runner: ${line}`));
+      if (!stream) continue;
+      readline.createInterface({ input: stream }).on('line', (line) => log(`local runner: ${line}`, /^(warning|drover):/.test(line) ? 'warn' : 'info'));
     }
     const connected = new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the local runner did not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
@@ -122,10 +124,10 @@ export class LocalRunner {
       if (this.stopping) return;
       const delay = Date.now() - startedAt >= STABLE_AFTER_MS ? RESTART_DELAY_MS : this.nextRestartDelayMs;
       this.nextRestartDelayMs = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
-      log(`local runner exited (${signal ?? `exit code ${code}`}); starting it again in ${delay / 1000} s`);
+      log(`local runner exited (${signal ?? `exit code ${code}`}); starting it again in ${delay / 1000} s`, 'warn');
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null;
-        if (!this.stopping) this.spawn().catch((error: Error) => log(`local runner: ${error.message}`));
+        if (!this.stopping) this.spawn().catch((error: Error) => log(`local runner: ${error.message}`, 'warn'));
       }, delay);
       this.restartTimer.unref();
     });

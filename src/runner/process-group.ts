@@ -122,3 +122,25 @@ function processGroupOf(pid: number): number | null {
     return null;
   }
 }
+
+/**
+ * SIGKILL to every process whose environment holds `entry` (e.g. `DROVER_POD_KEY=p-…`). Without a
+ * sandbox this is how the processes an agent left behind in sessions of their own (out of reach
+ * of a process-group kill) end with its pod; it needs them to run as the runner's own user.
+ */
+export function killProcessesWithEnv(entry: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+}

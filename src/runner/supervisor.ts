@@ -8,7 +8,7 @@ import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
 import { extractSessionId } from '../agents/session.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
-import { GroupProcess, signalGroup, type ProcessResult } from './process-group.ts';
+import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 
@@ -81,13 +81,16 @@ export class PodSupervisor {
   }
 
   /**
-   * After a crash of the runner (kill -9, OOM): its agents, in process groups of their own, were
-   * left running. Ends them (SIGKILL to each group its agent journal lists as running), then
-   * removes the pod workspaces left behind (none of them can be running now).
+   * After a crash of the runner (kill -9, OOM) without a sandbox: its agents, in process groups of
+   * their own, were left running. Ends them (SIGKILL to each group its agent journal lists as
+   * running, and to every process of those pods), then removes the pod workspaces left behind
+   * (none of them can be running now). Sandboxed agents died with the runner.
    */
   private async sweepWorkspaces(): Promise<void> {
     for (const { pid, podKey } of this.journal.open()) {
-      if (!this.pods.has(podKey) && abandonedGroupOf(pid, podKey)) signalGroup(pid, 'SIGKILL');
+      if (this.pods.has(podKey)) continue;
+      if (abandonedGroupOf(pid, podKey)) signalGroup(pid, 'SIGKILL');
+      killProcessesWithEnv(`DROVER_POD_KEY=${podKey}`); // and what left the group
     }
     await this.workspaces.sweep(this.pods.keys());
   }
@@ -298,6 +301,8 @@ export class PodSupervisor {
       this.options.hooks.started(spec.key);
     }
     const result = await child.done;
+    // In a sandbox nothing outlives the agent; without one, what left its process group must go too.
+    if (!sandbox || sandbox.mode === 'none') killProcessesWithEnv(`DROVER_POD_KEY=${spec.key}`);
     if (child.pid !== undefined) this.journal.ended(child.pid);
     pod.process = null;
     return result;

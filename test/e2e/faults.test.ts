@@ -20,64 +20,16 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
-import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { createProcessTestDatabase, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { childPids, commandLine, killGroup, podProcesses, processGone, processesWithEnv, runnerPath, startRunnerProcess, tempDir, waitFor } from '../helpers/runner-process.ts';
 import { unusedPort } from '../helpers/ports.ts';
+import { ORG, podClient } from '../helpers/pod-client.ts';
 
-const ORG = '/api/v1/ext/orgs/default';
 const ADMIN_TOKEN = 'drvadm_e2e_faults_admin_token_0123456789abcdef';
 const SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 
-interface PodDetail {
-  key: string;
-  status: string;
-  exit_code: number | null;
-  error_message: string | null;
-  runner_id: number;
-}
-
-function layer(script: string): string {
-  return ['PROMPT <<END', script, 'END'].join('\n');
-}
-
-/** A small API client bound to one server and key. */
-function client(base: () => string, key: () => string) {
-  const api = (method: string, urlPath: string, body?: unknown) => http(base(), method, urlPath, { key: key(), body });
-  const getPod = async (podKey: string): Promise<PodDetail> => {
-    const response = await api('GET', `${ORG}/pods/${podKey}`);
-    expect(response.status, response.text).toBe(200);
-    return (response.body as { pod: PodDetail }).pod;
-  };
-  return {
-    api,
-    getPod,
-    async createPod(script: string, runnerId?: number): Promise<string> {
-      const response = await api('POST', `${ORG}/pods`, { agent_slug: 'shell', agentfile_layer: layer(script), ...(runnerId ? { runner_id: runnerId } : {}) });
-      expect(response.status, response.text).toBe(201);
-      return (response.body as { pod: { pod_key: string } }).pod.pod_key;
-    },
-    waitStatus: (podKey: string, statuses: string[], timeout = 15_000) =>
-      waitFor(
-        async () => {
-          const pod = await getPod(podKey);
-          return statuses.includes(pod.status) ? pod : undefined;
-        },
-        { timeout, what: `pod ${podKey} to be ${statuses.join('|')}` },
-      ),
-    async runnerStatus(runnerId: number): Promise<string> {
-      const response = await api('GET', `${ORG}/runners/${runnerId}`);
-      return (response.body as { runner: { status: string } }).runner.status;
-    },
-    async output(podKey: string): Promise<string> {
-      return ((await api('GET', `${ORG}/pods/${podKey}/output`)).body as { output: string }).output;
-    },
-    async registrationToken(): Promise<string> {
-      const response = await http(base(), 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });
-      expect(response.status).toBe(201);
-      return (response.body as { token: string }).token;
-    },
-  };
-}
+/** The pod client of these tests, with this file's admin token. */
+const client = (base: () => string, key: () => string) => podClient(base, key, ADMIN_TOKEN);
 
 const waitPid = (file: string) =>
   waitFor(() => (fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() ? Number(fs.readFileSync(file, 'utf8').trim()) : undefined), {

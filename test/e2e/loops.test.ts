@@ -11,8 +11,9 @@
  * the test creates its go-file (for at most 60 s), records its end time and exits with `{{code}}`.
  * So a test decides exactly when each run's agent finishes, and can check on the runner machine
  * that a cancelled, replaced or timed-out run's process is really gone. That needs the agents to
- * share the test's files and pids, so the runner runs them unsandboxed (`--sandbox none`); pods in
- * the sandbox, loops' persistent sandboxes included, are tested in test/sandbox/.
+ * share the test's files and pids, so the loops run on a runner that runs them unsandboxed
+ * (`--sandbox none`, `runner`); the tests of sandbox strategies and agent sessions, which need
+ * nothing of the kind, run on a second runner with the default sandbox (`sandboxed`).
  *
  * Where the contract has a 1-minute granularity (timeout_minutes, cron) the test moves the stored
  * time (a run's `deadline_at`, a loop's `next_run_at`) through its own connection to the
@@ -106,6 +107,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
   let store: Store;
   let server: ServerProcess;
   let runner: RunnerProcess;
+  let sandboxed: RunnerProcess;
   let apiKey: string;
   let scratch: string;
   let home: string;
@@ -119,7 +121,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
   const dirFor = (name: string) => fs.mkdtempSync(path.join(scratch, `${name}-`));
 
   async function createLoop(body: Record<string, unknown>): Promise<Loop> {
-    const response = await api('POST', LOOPS, { agent_slug: 'shell', execution_mode: 'direct', sandbox_strategy: 'fresh', ...body });
+    const response = await api('POST', LOOPS, { agent_slug: 'shell', execution_mode: 'direct', sandbox_strategy: 'fresh', runner_id: runner.runnerId, ...body });
     expect(response.status, response.text).toBe(201);
     return (response.body as { loop: Loop }).loop;
   }
@@ -212,25 +214,25 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
       },
     });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    const token = await http(server.url, 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });
-    expect(token.status, token.text).toBe(201);
-    runner = await startRunnerProcess({
-      server: server.url,
-      token: (token.body as { token: string }).token,
-      workDir: path.join(scratch, 'runner'),
-      name: 'loops',
-      maxPods: 16,
-      sandbox: 'none',
-      env: { PATH: runnerPath(binDir), HOME: home, LANG: 'C.UTF-8' },
-    });
-    await waitFor(async () => ((await api('GET', `${ORG}/runners/${runner.runnerId}`)).body as { runner: { status: string } }).runner.status === 'online', {
-      what: 'the runner to be online',
-    });
+    const registrationToken = async () => {
+      const token = await http(server.url, 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });
+      expect(token.status, token.text).toBe(201);
+      return (token.body as { token: string }).token;
+    };
+    const env = { PATH: runnerPath(binDir), HOME: home, LANG: 'C.UTF-8' };
+    runner = await startRunnerProcess({ server: server.url, token: await registrationToken(), workDir: path.join(scratch, 'runner'), name: 'loops', maxPods: 16, sandbox: 'none', env });
+    sandboxed = await startRunnerProcess({ server: server.url, token: await registrationToken(), workDir: path.join(scratch, 'sandboxed'), name: 'sandboxed', maxPods: 4, env });
+    for (const r of [runner, sandboxed]) {
+      await waitFor(async () => ((await api('GET', `${ORG}/runners/${r.runnerId}`)).body as { runner: { status: string } }).runner.status === 'online', {
+        what: 'the runner to be online',
+      });
+    }
   });
 
   afterAll(async () => {
     if (timings.length > 0) console.log(`loops e2e (${kind}) timings:\n  ${timings.join('\n  ')}`);
     await runner?.stop();
+    await sandboxed?.stop();
     await server?.stop();
     for (const pid of leftovers) killGroup(pid);
     await store?.close();
@@ -694,18 +696,18 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
     }
 
     it('persistent: run 2 of the loop sees the file run 1 wrote in $DROVER_WORKSPACE (one workspace on the runner)', async () => {
-      const loop = await createLoop({ name: 'Persistent', slug: 'sandbox-persistent', prompt_template: SCRIPT, sandbox_strategy: 'persistent' });
+      const loop = await createLoop({ name: 'Persistent', slug: 'sandbox-persistent', prompt_template: SCRIPT, sandbox_strategy: 'persistent', runner_id: sandboxed.runnerId });
       const [first, second] = await twoRuns(loop.slug);
       expect(first).toContain('marker=absent\n');
       expect(second).toContain('marker=first\n');
       const workspace = /workspace=(.*)\n/.exec(first)![1];
       expect(second).toContain(`workspace=${workspace}\n`);
-      expect(workspace.startsWith(runner.workDir)).toBe(true);
+      expect(workspace.startsWith(sandboxed.workDir)).toBe(true);
       expect(fs.readFileSync(path.join(workspace, 'marker'), 'utf8')).toBe('second\n');
     });
 
     it('fresh: run 2 starts in a new, empty workspace', async () => {
-      const loop = await createLoop({ name: 'Fresh', slug: 'sandbox-fresh', prompt_template: SCRIPT, sandbox_strategy: 'fresh' });
+      const loop = await createLoop({ name: 'Fresh', slug: 'sandbox-fresh', prompt_template: SCRIPT, sandbox_strategy: 'fresh', runner_id: sandboxed.runnerId });
       const [first, second] = await twoRuns(loop.slug);
       expect(first).toContain('marker=absent\n');
       expect(second).toContain('marker=absent\n');
@@ -716,7 +718,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
   describe('agent sessions and modes (agent claude-code: the stand-in `claude`)', () => {
     /** The stand-in's records in the loop's persistent workspace, one per agent process, oldest first. */
     const records = (loopId: number): StandInRecord[] => {
-      const file = path.join(runner.workDir, 'persistent', `loop-${loopId}`, 'workspace', '.stand-in-record.jsonl');
+      const file = path.join(sandboxed.workDir, 'persistent', `loop-${loopId}`, 'workspace', '.stand-in-record.jsonl');
       return fs
         .readFileSync(file, 'utf8')
         .split('\n')
@@ -732,7 +734,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
     }
 
     it('session_persistence true: run 2 resumes the session run 1 printed (--resume <id>)', async () => {
-      const loop = await createLoop({ name: 'Sessions', slug: 'session-on', agent_slug: 'claude-code', prompt_template: 'continue the work', sandbox_strategy: 'persistent', session_persistence: true });
+      const loop = await createLoop({ name: 'Sessions', slug: 'session-on', agent_slug: 'claude-code', prompt_template: 'continue the work', sandbox_strategy: 'persistent', session_persistence: true, runner_id: sandboxed.runnerId });
       await runTwice(loop.slug);
       const [one, two] = records(loop.id);
       expect(one.name).toBe('claude');
@@ -745,7 +747,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
     });
 
     it('session_persistence false: run 2 starts a new session', async () => {
-      const loop = await createLoop({ name: 'No sessions', slug: 'session-off', agent_slug: 'claude-code', prompt_template: 'start over', sandbox_strategy: 'persistent', session_persistence: false });
+      const loop = await createLoop({ name: 'No sessions', slug: 'session-off', agent_slug: 'claude-code', prompt_template: 'start over', sandbox_strategy: 'persistent', session_persistence: false, runner_id: sandboxed.runnerId });
       await runTwice(loop.slug);
       const [one, two] = records(loop.id);
       expect(one.argv).not.toContain('--resume');
@@ -761,6 +763,7 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
         execution_mode: 'autopilot',
         prompt_template: 'iterate until done STAND_IN_DONE_AT=2',
         sandbox_strategy: 'persistent',
+        runner_id: sandboxed.runnerId,
         autopilot_config: { max_iterations: 5, iteration_timeout_sec: 60 },
       });
       const run = await trigger(loop.slug);

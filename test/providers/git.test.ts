@@ -3,7 +3,7 @@
  * local path, a file:// URL, and over HTTP through `git http-backend` run as CGI by a tiny
  * node:http server that demands Basic credentials.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,13 +11,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basicAuth, gitHttpServer } from '../helpers/git-http.ts';
 import { gitEnv, parseLsRemote } from '../../src/domain/repositories/providers/git.ts';
 import { listBranches, listMergeRequests, type ProviderTarget } from '../../src/domain/repositories/providers/index.ts';
 import { hang, providerError, startMockProvider, type MockProvider } from './helpers.ts';
 import { unusedPort } from '../helpers/ports.ts';
 
 const TOKEN = 'glpat-RightToken-xyz987';
-const EXPECTED_AUTH = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
+const EXPECTED_AUTH = basicAuth(TOKEN);
 const BRANCHES = ['feature/one', 'fix/two', 'main'];
 
 let tmp: string;
@@ -39,60 +40,14 @@ function git(cwd: string, ...args: string[]): void {
   );
 }
 
-/** `git http-backend` as CGI; answers 401 + WWW-Authenticate unless the right Basic credentials come. */
+/** The repositories over HTTP; records what every request carried. */
 function cgiServer(): http.Server {
-  return http.createServer((req, res) => {
-    seenAuth.push(req.headers.authorization);
-    if (req.headers.authorization !== EXPECTED_AUTH) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"', 'Content-Type': 'text/plain' });
-      res.end('Unauthorized');
-      return;
-    }
-    const url = new URL(req.url ?? '/', 'http://cgi');
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      GIT_PROJECT_ROOT: projectRoot,
-      GIT_HTTP_EXPORT_ALL: '1',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: os.devNull,
-      PATH_INFO: decodeURIComponent(url.pathname),
-      QUERY_STRING: url.search.slice(1),
-      REQUEST_METHOD: req.method ?? 'GET',
-      CONTENT_TYPE: req.headers['content-type'] ?? '',
-      REMOTE_ADDR: '127.0.0.1',
-      REMOTE_USER: 'x-access-token',
-    };
-    if (req.headers['content-length']) env.CONTENT_LENGTH = req.headers['content-length'];
-    if (req.headers['content-encoding']) env.HTTP_CONTENT_ENCODING = req.headers['content-encoding'];
-    if (req.headers['git-protocol']) env.HTTP_GIT_PROTOCOL = String(req.headers['git-protocol']);
-    const cgi = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    req.pipe(cgi.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const sep = head.indexOf('\r\n\r\n') >= 0 ? head.indexOf('\r\n\r\n') : head.indexOf('\n\n');
-      if (sep < 0) return;
-      const sepLen = head[sep] === 0x0d ? 4 : 2;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, sep).toString('latin1').split(/\r?\n/)) {
-        const i = line.indexOf(':');
-        if (i <= 0) continue;
-        const name = line.slice(0, i).trim();
-        const value = line.slice(i + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else headers[name] = value;
-      }
-      headersDone = true;
-      res.writeHead(status, headers);
-      res.write(head.subarray(sep + sepLen));
-    });
-    cgi.on('close', () => {
-      if (!headersDone) res.writeHead(502);
-      res.end();
-    });
+  return gitHttpServer({
+    root: () => projectRoot,
+    token: TOKEN,
+    onRequest: (req) => {
+      seenAuth.push(req.headers.authorization);
+    },
   });
 }
 

@@ -6,17 +6,18 @@
  * HOME points to an empty temp dir for the whole file, so the runner's git sees no global
  * configuration (and no identity: the workspaces must bring their own).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basicAuth, gitHttpServer } from '../helpers/git-http.ts';
 import { WorkspaceError, WorkspaceManager, type RepoSource } from '../../src/runner/workspaces.ts';
 
 const TOKEN = 'ghp-WorkspaceSecret-123xyz';
-const EXPECTED_AUTH = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
+const EXPECTED_AUTH = basicAuth(TOKEN);
 
 let tmp: string;
 let srv: string; // directory served over HTTP
@@ -92,62 +93,15 @@ async function listen(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** `git http-backend` as CGI over `srv`; 401 unless the right Basic credentials come. */
+/** The repositories over HTTP; records what every request carried. */
 function cgiServer(): http.Server {
-  return http.createServer((req, res) => {
-    seenAuth.push(req.headers.authorization);
-    seenUrls.push(req.url ?? '');
-    if (req.headers.authorization !== EXPECTED_AUTH) {
-      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"', 'Content-Type': 'text/plain' });
-      res.end('Unauthorized');
-      return;
-    }
-    const url = new URL(req.url ?? '/', 'http://cgi');
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      GIT_PROJECT_ROOT: srv,
-      GIT_HTTP_EXPORT_ALL: '1',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: os.devNull,
-      PATH_INFO: decodeURIComponent(url.pathname),
-      QUERY_STRING: url.search.slice(1),
-      REQUEST_METHOD: req.method ?? 'GET',
-      CONTENT_TYPE: req.headers['content-type'] ?? '',
-      REMOTE_ADDR: '127.0.0.1',
-      REMOTE_USER: 'x-access-token',
-    };
-    if (req.headers['content-length']) env.CONTENT_LENGTH = req.headers['content-length'];
-    if (req.headers['content-encoding']) env.HTTP_CONTENT_ENCODING = req.headers['content-encoding'];
-    if (req.headers['git-protocol']) env.HTTP_GIT_PROTOCOL = String(req.headers['git-protocol']);
-    const cgi = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    req.pipe(cgi.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const crlf = head.indexOf('\r\n\r\n');
-      const sep = crlf >= 0 ? crlf : head.indexOf('\n\n');
-      if (sep < 0) return;
-      const sepLen = crlf >= 0 ? 4 : 2;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, sep).toString('latin1').split(/\r?\n/)) {
-        const i = line.indexOf(':');
-        if (i <= 0) continue;
-        const name = line.slice(0, i).trim();
-        const value = line.slice(i + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else headers[name] = value;
-      }
-      headersDone = true;
-      res.writeHead(status, headers);
-      res.write(head.subarray(sep + sepLen));
-    });
-    cgi.on('close', () => {
-      if (!headersDone) res.writeHead(502);
-      res.end();
-    });
+  return gitHttpServer({
+    root: () => srv,
+    token: TOKEN,
+    onRequest: (req) => {
+      seenAuth.push(req.headers.authorization);
+      seenUrls.push(req.url ?? '');
+    },
   });
 }
 
