@@ -13,7 +13,9 @@
  *     on the runner link, workspace, spawn of bash, pod_started back, the update) without the poll
  *     interval inflating it. Two cross-checks are reported: `started_at − created_at` (server-side
  *     only) and what the polling client saw (POST sent → first GET not `initializing`, which adds
- *     up to 5 ms of poll interval plus one GET).
+ *     up to 5 ms of poll interval plus one GET). Measured twice in the same run, with the local
+ *     runner's pods in the bubblewrap sandbox (the default) and with `--sandbox none`: the
+ *     difference of the p50s is the sandbox's overhead.
  * (b) Sustained throughput. `drover serve --no-local-runner` and 4 `drover runner` processes
  *     with --max-pods 8 (32 slots). The driver keeps 32 pods in flight: it watches the pods it
  *     created in the server's SQLite file (read-only, every 5 ms, so completion detection adds no
@@ -68,7 +70,19 @@ interface PodTimes {
   finished_at: number | null;
 }
 
-async function startLatency(): Promise<Row[]> {
+/** (a) for each sandbox of the local runner, in the same run: the rows, and the p50 to compare. */
+async function startLatencies(): Promise<Row[]> {
+  const sandboxed = await startLatency('bwrap');
+  const plain = await startLatency('none');
+  const overhead = sandboxed.p50 - plain.p50;
+  return [
+    ...sandboxed.rows,
+    ...plain.rows,
+    { name: '(a) sandbox overhead, p50 with bwrap − p50 with --sandbox none', value: ms(overhead), target: '< 30 ms', pass: overhead < 30 },
+  ];
+}
+
+async function startLatency(sandbox: 'bwrap' | 'none'): Promise<{ rows: Row[]; p50: number }> {
   const count = num('BENCH_PODS_COUNT', 200);
   const dataDir = makeTempDir('pods-latency');
   try {
@@ -76,13 +90,13 @@ async function startLatency(): Promise<Row[]> {
       name: 'drover-serve',
       dataDir,
       localRunner: true,
-      env: { DROVER_LOCAL_RUNNER_MAX_PODS: String(Math.min(1000, Math.max(8, count))) },
-      nodeArgs: profileArgs('pods-latency'),
+      env: { DROVER_LOCAL_RUNNER_MAX_PODS: String(Math.min(1000, Math.max(8, count))), DROVER_LOCAL_RUNNER_SANDBOX: sandbox },
+      nodeArgs: profileArgs(`pods-latency-${sandbox}`),
     });
     const headers = { 'x-api-key': server.apiKey };
     const sent: { key: string; sentAt: number; seenAt: number; seenStatus: string; polls: number }[] = [];
     let rssPeakKb = 0;
-    log(`(a) server pid ${server.pid} at ${server.url}; creating ${count} shell pods one after another …`);
+    log(`(a, sandbox ${sandbox}) server pid ${server.pid} at ${server.url}; creating ${count} shell pods one after another …`);
     const cpu = new CpuWindow({ server: server.pid });
     try {
       for (let i = 0; i < count; i++) {
@@ -137,28 +151,29 @@ async function startLatency(): Promise<Row[]> {
       const obs = summary(observed);
       const sawCompleted = sent.filter((s) => s.seenStatus !== 'running').length;
       const first = endToEnd[0];
-      return [
+      const result: Row[] = [
         {
-          name: `(a) pod start latency p50 (POST sent → running recorded; ${e2e.n} pods, sequential)`,
+          name: `(a, ${sandbox}) pod start latency p50 (POST sent → running recorded; ${e2e.n} pods, sequential)`,
           value: ms(e2e.p50),
           target: '< 150 ms',
           pass: e2e.n === count && e2e.p50 < 150,
         },
-        { name: '(a) pod start latency p99', value: ms(e2e.p99), target: '< 500 ms', pass: e2e.n === count && e2e.p99 < 500 },
-        { name: '(a) pod start latency p90 / max / first pod', value: `${ms(e2e.p90)} / ${ms(e2e.max)} / ${ms(first)}` },
-        { name: '(a) server side only (started_at − created_at) p50 / p99', value: `${ms(srv.p50)} / ${ms(srv.p99)}` },
+        { name: `(a, ${sandbox}) pod start latency p99`, value: ms(e2e.p99), target: '< 500 ms', pass: e2e.n === count && e2e.p99 < 500 },
+        { name: `(a, ${sandbox}) pod start latency p90 / max / first pod`, value: `${ms(e2e.p90)} / ${ms(e2e.max)} / ${ms(first)}` },
+        { name: `(a, ${sandbox}) server side only (started_at − created_at) p50 / p99`, value: `${ms(srv.p50)} / ${ms(srv.p99)}` },
         {
-          name: '(a) client-observed (5 ms GET polling) p50 / p99',
+          name: `(a, ${sandbox}) client-observed (5 ms GET polling) p50 / p99`,
           value: `${ms(obs.p50)} / ${ms(obs.p99)} (${sawCompleted} of ${count} polls saw the pod already ended)`,
         },
-        { name: '(a) pod outcomes', value: Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', '), pass: outcomes.completed === count },
+        { name: `(a, ${sandbox}) pod outcomes`, value: Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', '), pass: outcomes.completed === count },
         {
-          name: '(a) server CPU during the run (incl. its local runner; + bash children it reaped)',
+          name: `(a, ${sandbox}) server CPU during the run (incl. its local runner; + bash children it reaped)`,
           value: `${usage.pct.server}% + ${usage.childPct.server}% of one core over ${round(usage.seconds, 1)} s; bench ${usage.ownPct}%, other processes ${usage.otherPct}%`,
         },
-        { name: '(a) server RSS (sampled peak / VmHWM)', value: `${round(Math.max(rssPeakKb, memory?.rssKb ?? 0) / 1024, 1)} MB / ${round((memory?.hwmKb ?? NaN) / 1024, 1)} MB` },
-        { name: '(a) load average (1/5/15 min) start → end', value: `${loadAvgText(usage.loadAvg.start)} → ${loadAvgText(usage.loadAvg.end)}` },
+        { name: `(a, ${sandbox}) server RSS (sampled peak / VmHWM)`, value: `${round(Math.max(rssPeakKb, memory?.rssKb ?? 0) / 1024, 1)} MB / ${round((memory?.hwmKb ?? NaN) / 1024, 1)} MB` },
+        { name: `(a, ${sandbox}) load average (1/5/15 min) start → end`, value: `${loadAvgText(usage.loadAvg.start)} → ${loadAvgText(usage.loadAvg.end)}` },
       ];
+      return { rows: result, p50: e2e.p50 };
     } finally {
       await server.stop();
     }
@@ -281,7 +296,7 @@ export async function run(): Promise<{ rows: Row[] }> {
   log(`pods bench on ${machineLine()}`);
   const only = process.env.BENCH_PODS_ONLY;
   const rows: Row[] = [];
-  if (!only || only === 'a') rows.push(...(await startLatency()));
+  if (!only || only === 'a') rows.push(...(await startLatencies()));
   if (!only || only === 'b') rows.push(...(await throughput()));
   return { rows };
 }
