@@ -3,7 +3,7 @@
  * `stream: true`, else one JSON message) and `POST /v1/messages/count_tokens`.
  * https://docs.anthropic.com/en/api/messages-streaming
  */
-import { pickTool, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
+import { pickTool, textOf, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
 import type { WireFormat } from './wire.ts';
 
 interface Block {
@@ -23,6 +23,10 @@ function conversation(body: Record<string, unknown>): Conversation {
         .map((b) => b.text ?? '')
         .join('\n'),
       toolResults: blocks.filter((b) => b.type === 'tool_result').length,
+      toolOutput: blocks
+        .filter((b) => b.type === 'tool_result')
+        .map((b) => textOf(b.content))
+        .join('\n'),
     };
   });
   return { tools, messages };

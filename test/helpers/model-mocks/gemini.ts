@@ -32,6 +32,10 @@ function conversation(body: Record<string, unknown>): Conversation {
         .map((p) => p.text)
         .join('\n'),
       toolResults: (c.parts ?? []).filter((p) => p.functionResponse !== undefined).length,
+      toolOutput: (c.parts ?? [])
+        .filter((p) => p.functionResponse !== undefined)
+        .map((p) => JSON.stringify(p.functionResponse))
+        .join('\n'),
     })),
   };
 }

@@ -19,6 +19,7 @@ function conversation(body: Record<string, unknown>): Conversation {
       role: m.role === 'assistant' ? ('assistant' as const) : m.role === 'system' ? ('system' as const) : ('user' as const),
       text: m.role === 'tool' ? '' : textOf(m.content),
       toolResults: m.role === 'tool' ? 1 : 0,
+      toolOutput: m.role === 'tool' ? textOf(m.content) : '',
     })),
   };
 }

@@ -22,9 +22,9 @@ function conversation(body: Record<string, unknown>): Conversation {
   const messages: Conversation['messages'] = [];
   for (const item of input) {
     if (item.type === 'message' || (item.type === undefined && item.role)) {
-      messages.push({ role: item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system', text: textOf(item.content), toolResults: 0 });
+      messages.push({ role: item.role === 'assistant' ? 'assistant' : item.role === 'user' ? 'user' : 'system', text: textOf(item.content), toolResults: 0, toolOutput: '' });
     } else if (typeof item.type === 'string' && item.type.endsWith('_call_output')) {
-      messages.push({ role: 'user', text: '', toolResults: 1 });
+      messages.push({ role: 'user', text: '', toolResults: 1, toolOutput: textOf((item as { output?: unknown }).output) });
     }
   }
   return { tools: toolNames(body), messages };

@@ -36,7 +36,7 @@ export interface Conversation {
   /** Tool names the request offers (empty for side requests). */
   tools: string[];
   /** The messages, oldest first: user texts, and how many tool results each carries. */
-  messages: { role: 'user' | 'assistant' | 'system'; text: string; toolResults: number }[];
+  messages: { role: 'user' | 'assistant' | 'system'; text: string; toolResults: number; /** What the tools returned, as text. */ toolOutput: string }[];
 }
 
 /** The usage a stand-in reports for one response (each wire format words it its own way). */

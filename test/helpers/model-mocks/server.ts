@@ -11,7 +11,7 @@ import { anthropic } from './anthropic.ts';
 import { gemini } from './gemini.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
-import { DEFAULT_SCRIPTS, chooseTurn, type Conversation, type MockUsage, type Script } from './script.ts';
+import { DEFAULT_SCRIPTS, chooseTurn, scriptName, type Conversation, type MockUsage, type Script } from './script.ts';
 import type { MockReply, WireFormat } from './wire.ts';
 
 const FORMATS: readonly WireFormat[] = [anthropic, openaiResponses, gemini, openaiChat];
@@ -26,6 +26,8 @@ export interface MockRequest {
   conversation: Conversation;
   /** The script that answered, or null for a side request (no tools offered). */
   script: string | null;
+  /** The script the conversation names (`mock-script:<name>`), side requests included; `default` when none. */
+  marker: string;
   turnIndex: number | null;
   usage: MockUsage | null;
   /** The credential the request carried (x-api-key, x-goog-api-key, Bearer or ?key=), or null. */
@@ -40,6 +42,8 @@ export interface ModelMock {
   script(name: string, turns: Script): void;
   /** The requests a script answered (side requests excluded). */
   requestsOf(script: string): MockRequest[];
+  /** Every request of conversations naming the script, side requests included. */
+  conversationOf(script: string): MockRequest[];
   close(): Promise<void>;
 }
 
@@ -99,6 +103,7 @@ export async function startModelMock(): Promise<ModelMock> {
         body,
         conversation,
         script: chosen?.script ?? null,
+        marker: scriptName(conversation).name,
         turnIndex: chosen?.index ?? null,
         usage: reply.usage,
         apiKey: apiKeyOf(req, url),
@@ -128,6 +133,7 @@ export async function startModelMock(): Promise<ModelMock> {
       scripts[name] = turns;
     },
     requestsOf: (script) => requests.filter((r) => r.script === script),
+    conversationOf: (script) => requests.filter((r) => r.marker === script),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
