@@ -194,7 +194,7 @@ describe('usage arithmetic', () => {
 describe('PodResults (runner): one report per run of the agent', () => {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-pod-results-'));
   afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-  const report = (fields: Partial<AgentReport> & { usage?: Partial<AgentUsage> }): AgentReport => ({
+  const report = (fields: Partial<Omit<AgentReport, 'usage'>> & { usage?: Partial<AgentUsage> }): AgentReport => ({
     result: null,
     session_id: null,
     sessionTotals: false,

@@ -130,9 +130,9 @@ export async function ensureAgentClis(log: (line: string) => void = (line) => pr
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (ready()) return describe(dir);
       // A lock older than an install can take was left by a killed run.
-      const age = Date.now() - fs.statSync(lock, { throwIfNoEntry: false })!.mtimeMs;
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > INSTALL_TIMEOUT_MS + 60_000) fs.rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`timed out waiting for another install of the agent CLIs (lock ${lock})`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for another install of the agent CLIs (lock ${lock})`, { cause: error });
       await sleep(1000);
     }
   }
