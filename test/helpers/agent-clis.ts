@@ -171,7 +171,7 @@ export const MOCK_MODELS = { 'claude-code': 'claude-sonnet-4-5', codex: 'mock-mo
  * Writes the agents' own configuration into `dir`, as an operator keeps it in the runner's
  * agent-home template (contract §9: `<work dir>/agent-home/`, copied into each pod's HOME; until
  * the pod sandbox exists, the runner's HOME itself). Codex and OpenCode find their model endpoint
- * here; Claude Code and Gemini CLI get theirs from `ENV` (see `ENDPOINT_ENV`). No key is written
+ * here; Claude Code and Gemini CLI get theirs from `ENV` (test/agents-real/harness.ts). No key is written
  * anywhere: each file names the variable its key comes from.
  */
 export function writeAgentHome(dir: string, mockUrl: string): void {
@@ -220,19 +220,4 @@ export function writeAgentHome(dir: string, mockUrl: string): void {
     ),
   );
   write('.claude/settings.json', JSON.stringify({ env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' } }, null, 2));
-}
-
-/** The `ENV` lines that give Claude Code and Gemini CLI their model endpoint (and quiet OpenCode's start). */
-export function endpointEnv(slug: RealAgentSlug, mockUrl: string): string[] {
-  switch (slug) {
-    case 'claude-code':
-      return [`ENV ANTHROPIC_BASE_URL "${mockUrl}"`];
-    case 'gemini-cli':
-      return [`ENV GOOGLE_GEMINI_BASE_URL "${mockUrl}"`];
-    case 'opencode':
-      // No network here but loopback: OpenCode would try to fetch its model list first.
-      return ['ENV OPENCODE_DISABLE_MODELS_FETCH "1"', 'ENV OPENCODE_DISABLE_AUTOUPDATE "1"'];
-    case 'codex':
-      return [];
-  }
 }

@@ -32,12 +32,19 @@ export interface MockRequest {
   usage: MockUsage | null;
   /** The credential the request carried (x-api-key, x-goog-api-key, Bearer or ?key=), or null. */
   apiKey: string | null;
+  /** Answered 401: it lacked `requiredKey`. */
+  refused: boolean;
 }
 
 export interface ModelMock {
   /** `http://127.0.0.1:<port>`. */
   readonly url: string;
   readonly requests: MockRequest[];
+  /**
+   * The key every request must carry (x-api-key, x-goog-api-key, Bearer or ?key=): without it a
+   * request is answered 401, as the real APIs do. Null (default): any key or none.
+   */
+  requiredKey: string | null;
   /** Adds (or replaces) a script, chosen by `mock-script:<name>` in a prompt. */
   script(name: string, turns: Script): void;
   /** The requests a script answered (side requests excluded). */
@@ -86,6 +93,12 @@ export async function startModelMock(): Promise<ModelMock> {
         return;
       }
       const conversation = format.conversation(url.pathname, body);
+      const apiKey = apiKeyOf(req, url);
+      if (mock.requiredKey !== null && apiKey !== mock.requiredKey) {
+        requests.push({ format: format.name, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, conversation, script: null, marker: scriptName(conversation).name, turnIndex: null, usage: null, apiKey, refused: true });
+        write(res, 401, { error: { type: 'authentication_error', code: 401, message: 'invalid API key (model stand-in)' } });
+        return;
+      }
       const chosen = chooseTurn(conversation, scripts);
       const id = `${Date.now().toString(36)}${(++counter).toString(36)}`;
       let reply: MockReply;
@@ -106,7 +119,8 @@ export async function startModelMock(): Promise<ModelMock> {
         marker: scriptName(conversation).name,
         turnIndex: chosen?.index ?? null,
         usage: reply.usage,
-        apiKey: apiKeyOf(req, url),
+        apiKey,
+        refused: false,
       });
       if (reply.sse) {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -125,9 +139,10 @@ export async function startModelMock(): Promise<ModelMock> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const mock: ModelMock = {
     url: `http://127.0.0.1:${port}`,
     requests,
+    requiredKey: null,
     script(name, turns) {
       if (turns.length === 0) throw new Error('a script needs at least one turn');
       scripts[name] = turns;
@@ -140,4 +155,5 @@ export async function startModelMock(): Promise<ModelMock> {
         server.close(() => resolve());
       }),
   };
+  return mock;
 }

@@ -1,0 +1,245 @@
+/**
+ * What the real-agent suites share: a real `drover serve` (SQLite: these suites test the CLIs, not
+ * the database), a real `drover runner` whose PATH holds the published CLIs (test/helpers/
+ * agent-clis.ts), and the model stand-ins (test/helpers/model-mocks) on loopback.
+ *
+ * How the agents are configured is how an operator would do it: the runner's credentials
+ * (`credentials.json` in its work dir, or `DROVER_CREDENTIAL_<NAME>`) hold the API keys, which reach
+ * an agent only when its agentfile names them with `CREDENTIAL`; Claude Code's and Gemini CLI's
+ * model endpoint comes with `ENV`; Codex's and OpenCode's from their configuration in the agent-home
+ * template (`writeAgentHome`). Until the pod sandbox gives each pod a HOME copied from
+ * `<work dir>/agent-home/`, that template is the runner's HOME itself (`agentHome` below).
+ *
+ * Everything lives under /var/tmp, not /tmp: Codex does not set up its sandbox helper for a HOME
+ * below the temp directory, and its workspace-write mode then cannot run a command.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { runnerPath, startRunnerProcess, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { AGENT_CLIS, MOCK_KEY_VARIABLES, ensureAgentClis, writeAgentHome, type AgentClis, type RealAgentSlug } from '../helpers/agent-clis.ts';
+import { startModelMock, type ModelMock } from '../helpers/model-mocks/server.ts';
+import type { TestDatabase } from '../helpers/databases.ts';
+
+export const ORG = '/api/v1/ext/orgs/default';
+const ADMIN_TOKEN = 'drvadm_agents_real_admin_token_0123456789abcdef';
+/** The API key of the model stand-in: the only key it accepts. */
+export const MODEL_KEY = 'sk-mock-model-key-only-for-credentials-9f1c';
+/** Seconds between SIGTERM and SIGKILL when a pod is stopped (contract §4). */
+const KILL_GRACE_MS = 10_000;
+
+export interface PodView {
+  key: string;
+  status: string;
+  error_message: string | null;
+  exit_code: number | null;
+  result: string | null;
+  session_id: string | null;
+  usage: Record<'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'cost_usd' | 'turns', number | null>;
+  env: Record<string, string>;
+}
+
+export interface Harness {
+  slug: RealAgentSlug;
+  server: ServerProcess;
+  runner: RunnerProcess;
+  mock: ModelMock;
+  clis: AgentClis;
+  /** The directory the runner's agents find their configuration in (see the header). */
+  agentHome: string;
+  api(method: string, urlPath: string, body?: unknown): ReturnType<typeof http>;
+  /** Creates a pod of this agent with these agentfile lines (a PROMPT naming `script` is added). */
+  createPod(script: string, lines?: string[]): Promise<string>;
+  pod(key: string): Promise<PodView>;
+  waitEnded(key: string, timeoutMs?: number): Promise<PodView>;
+  output(key: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The pids of processes whose environment says they belong to pod `key` (DROVER_POD_KEY). */
+export function processesOfPod(key: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(`DROVER_POD_KEY=${key}`)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+export function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** The lines of an agentfile that give the agent its key and endpoint (see the header). */
+export function agentLines(slug: RealAgentSlug, mockUrl: string): string[] {
+  const lines = [`CREDENTIAL ${MOCK_KEY_VARIABLES[slug]}`];
+  if (slug === 'claude-code') lines.push(`ENV ANTHROPIC_BASE_URL "${mockUrl}"`);
+  if (slug === 'gemini-cli') lines.push(`ENV GOOGLE_GEMINI_BASE_URL "${mockUrl}"`);
+  // There is no network here but loopback: OpenCode would first try to fetch its list of models.
+  if (slug === 'opencode') lines.push('ENV OPENCODE_DISABLE_MODELS_FETCH "1"', 'ENV OPENCODE_DISABLE_AUTOUPDATE "1"');
+  return lines;
+}
+
+/**
+ * Claude Code refuses its default `bypassPermissions` as root. Until the pod sandbox runs agents
+ * as a non-root user, a test running as root runs its Claude Code runner as `nobody`; that user
+ * cannot reach the CLI cache under root's HOME, so it gets a hard link of the (single-file) binary.
+ */
+function nonRootSetup(scratch: string, clis: AgentClis): { uid: number; gid: number; binDir: string } | null {
+  if (process.getuid?.() !== 0) return null;
+  const nobody = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .map((line) => line.split(':'))
+    .find((fields) => fields[0] === 'nobody');
+  if (!nobody) throw new Error('no user "nobody" to run the Claude Code runner as');
+  const binDir = path.join(scratch, 'nobody-bin');
+  fs.mkdirSync(binDir, { mode: 0o755 });
+  const claude = path.join(binDir, AGENT_CLIS['claude-code'].program);
+  try {
+    fs.linkSync(clis.executables['claude-code'], claude);
+  } catch {
+    fs.copyFileSync(clis.executables['claude-code'], claude);
+  }
+  fs.chmodSync(claude, 0o755);
+  return { uid: Number(nobody[2]), gid: Number(nobody[3]), binDir };
+}
+
+function chownTree(dir: string, uid: number, gid: number): void {
+  fs.chownSync(dir, uid, gid);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(file, uid, gid);
+    else fs.chownSync(file, uid, gid);
+  }
+}
+
+export async function startHarness(slug: RealAgentSlug, options: { maxPods?: number } = {}): Promise<Harness> {
+  const clis = await ensureAgentClis();
+  const mock = await startModelMock();
+  mock.requiredKey = MODEL_KEY;
+  const scratch = fs.mkdtempSync(path.join('/var/tmp', `drover-agents-real-${slug}-`));
+  fs.chmodSync(scratch, 0o755);
+  let database: TestDatabase | null = null;
+  let server: ServerProcess | null = null;
+  let runner: RunnerProcess | null = null;
+  const cleanup = async () => {
+    await runner?.stop();
+    await server?.stop();
+    await database?.cleanup();
+    await mock.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  };
+  try {
+    database = await createProcessTestDatabase('sqlite');
+    server = await startServerProcess({
+      dataDir: database.dataDir,
+      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' },
+    });
+    const apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+    const token = await http(server.url, 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });
+    expect(token.status).toBe(201);
+
+    const home = path.join(scratch, 'home');
+    const workDir = path.join(scratch, 'runner');
+    fs.mkdirSync(workDir);
+    writeAgentHome(home, mock.url);
+    const asNobody = slug === 'claude-code' ? nonRootSetup(scratch, clis) : null;
+    // The key in the runner's configured credentials, under the name the agent reads it from.
+    const credentialName = MOCK_KEY_VARIABLES[slug];
+    const env: Record<string, string> = { PATH: runnerPath(asNobody?.binDir ?? clis.binDir), HOME: home, LANG: 'C.UTF-8' };
+    if (asNobody) env[`DROVER_CREDENTIAL_${credentialName}`] = MODEL_KEY;
+    else fs.writeFileSync(path.join(workDir, 'credentials.json'), JSON.stringify({ [credentialName]: MODEL_KEY }), { mode: 0o600 });
+    if (asNobody) {
+      chownTree(home, asNobody.uid, asNobody.gid);
+      chownTree(workDir, asNobody.uid, asNobody.gid);
+    }
+    runner = await startRunnerProcess({
+      server: server.url,
+      token: (token.body as { token: string }).token,
+      workDir,
+      name: `real-${slug}`,
+      maxPods: options.maxPods ?? 5,
+      env,
+      uid: asNobody?.uid,
+      gid: asNobody?.gid,
+      timeoutMs: 60_000,
+    });
+    const url = server.url;
+    const api = (method: string, urlPath: string, body?: unknown) => http(url, method, urlPath, { key: apiKey, body });
+    await waitFor(
+      async () => {
+        const r = (await api('GET', `${ORG}/runners/${runner!.runnerId}`)).body as { runner: { status: string } };
+        return r.runner.status === 'online';
+      },
+      { timeout: 30_000, what: 'the runner to be online' },
+    );
+
+    const pod = async (key: string): Promise<PodView> => {
+      const response = await api('GET', `${ORG}/pods/${key}`);
+      expect(response.status, response.text).toBe(200);
+      return (response.body as { pod: PodView }).pod;
+    };
+    return {
+      slug,
+      server,
+      runner,
+      mock,
+      clis,
+      agentHome: home,
+      api,
+      async createPod(script, lines = agentLines(slug, mock.url)) {
+        const layer = [...lines, `PROMPT "mock-script:${script} Do the task."`].join('\n');
+        const response = await api('POST', `${ORG}/pods`, { agent_slug: slug, agentfile_layer: layer });
+        expect(response.status, response.text).toBe(201);
+        return (response.body as { pod: { pod_key: string } }).pod.pod_key;
+      },
+      pod,
+      waitEnded: (key, timeoutMs = 120_000) =>
+        waitFor(
+          async () => {
+            const view = await pod(key);
+            return ['completed', 'failed', 'terminated'].includes(view.status) ? view : undefined;
+          },
+          { timeout: timeoutMs, interval: 200, what: `pod ${key} to end` },
+        ),
+      async output(key) {
+        const response = await api('GET', `${ORG}/pods/${key}/output`);
+        expect(response.status).toBe(200);
+        return (response.body as { output: string }).output;
+      },
+      close: cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+/** Waits until no process of pod `key` is left (the kill grace and some), and kills any that is, whatever the outcome. */
+export async function noProcessLeft(key: string): Promise<{ left: string[] }> {
+  try {
+    await waitFor(() => processesOfPod(key).length === 0, { timeout: KILL_GRACE_MS + 10_000, interval: 250, what: `the processes of pod ${key} to end` });
+    return { left: [] };
+  } catch {
+    const pids = processesOfPod(key);
+    const left = pids.map((pid) => `${pid} ${commandOf(pid)}`);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    return { left };
+  }
+}
