@@ -225,21 +225,23 @@ export async function startHarness(slug: RealAgentSlug, options: { maxPods?: num
   }
 }
 
-/** Waits until no process of pod `key` is left (the kill grace and some), and kills any that is, whatever the outcome. */
-export async function noProcessLeft(key: string): Promise<{ left: string[] }> {
-  try {
-    await waitFor(() => processesOfPod(key).length === 0, { timeout: KILL_GRACE_MS + 10_000, interval: 250, what: `the processes of pod ${key} to end` });
-    return { left: [] };
-  } catch {
-    const pids = processesOfPod(key);
-    const left = pids.map((pid) => `${pid} ${commandOf(pid)}`);
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
+/**
+ * Waits until no process of pod `key` is left but those whose command line matches `escaping`
+ * (the kill grace and some), then kills whatever is left and returns it, as `<pid> <command line>`.
+ */
+export async function processesLeft(key: string, escaping: RegExp | null = null): Promise<string[]> {
+  const blocking = () => processesOfPod(key).filter((pid) => !(escaping && escaping.test(commandOf(pid))));
+  await waitFor(() => blocking().length === 0, { timeout: KILL_GRACE_MS + 10_000, interval: 250, what: `the processes of pod ${key} to end` }).catch(() => {
+    // Reported below with the rest.
+  });
+  const pids = processesOfPod(key);
+  const left = pids.map((pid) => `${pid} ${commandOf(pid)}`);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
     }
-    return { left };
   }
+  return left;
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinAgent } from '../../src/agents/index.ts';
 import type { RealAgentSlug } from '../helpers/agent-clis.ts';
 import type { MockRequest } from '../helpers/model-mocks/server.ts';
-import { agentLines, commandOf, MODEL_KEY, noProcessLeft, processesOfPod, startHarness, type Harness, type PodView } from './harness.ts';
+import { agentLines, commandOf, MODEL_KEY, processesLeft, processesOfPod, startHarness, type Harness, type PodView } from './harness.ts';
 import { waitFor } from '../helpers/runner-process.ts';
 
 export interface RealAgentExpectations {
@@ -79,7 +79,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
         cache_write_tokens: sum(counted, (u) => u.cacheWrite),
         turns: expectations.turns === 'main' ? main.length : null,
       };
-      for (const field of expectations.unreported) expected[field] = null;
+      for (const field of expectations.unreported) if (field !== 'cost_usd') expected[field] = null;
       for (const field of expectations.zero) expected[field] = 0;
       const { cost_usd: cost, ...tokens } = pod.usage;
       expect(tokens).toEqual(expected);
@@ -87,8 +87,10 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       else expect(cost).toBeGreaterThan(0);
     });
 
-    const terminate = expectations.terminateReachesTools ? it : it.fails;
-    terminate('terminate during a long tool call (sleep 300) leaves no process of the pod behind', async () => {
+    const terminateTitle = expectations.terminateReachesTools
+      ? 'terminate during a long tool call (sleep 300) leaves no process of the pod behind'
+      : 'terminate during a long tool call (sleep 300) ends the CLI; the command its shell tool started in a session of its own is left (until the pod sandbox)';
+    it(terminateTitle, async () => {
       const script = unique('sleep');
       // Claude Code 2.1.3xx refuses a command that starts with a long sleep ("use Monitor"); after an echo it runs it.
       h.mock.script(script, [{ shell: 'echo waiting && sleep 300' }, { text: 'Slept.' }]);
@@ -101,8 +103,18 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       const response = await h.api('POST', `/api/v1/ext/orgs/default/pods/${key}/terminate`);
       expect(response.status, response.text).toBe(200);
       expect((await h.pod(key)).status).toBe('terminated');
-      const { left } = await noProcessLeft(key);
-      expect(left).toEqual([]);
+      // The tool's command: the shell it runs (its command line holds the command) and the sleep.
+      const sleeping = /sleep 300/;
+      const left = await processesLeft(key, expectations.terminateReachesTools ? null : sleeping);
+      if (expectations.terminateReachesTools) expect(left).toEqual([]);
+      else {
+        // Without the pod sandbox: everything of the CLI ended, but not the command its shell tool
+        // runs in a session of its own, beyond the reach of the agent's process group. With the
+        // sandbox (its PID namespace ends with the pod) this must become `toEqual([])`: set
+        // terminateReachesTools for this CLI then.
+        expect(left.length).toBeGreaterThan(0);
+        expect(left.every((line) => sleeping.test(line)), left.join('\n')).toBe(true);
+      }
     }, 180_000);
 
     it('every permission_mode of contract §10 reaches the CLI as a flag it accepts: it starts and completes', async () => {
