@@ -19,10 +19,12 @@ import {
   buildInvocation,
   builtinAgent,
   detectAgents,
+  envNameProblem,
   findExecutable,
   isBuiltinAgentSlug,
   parseAgentOutput,
   pathDirectories,
+  permissionModeProblem,
   supportsResume,
   type AgentInvocation,
   type AgentTask,
@@ -411,6 +413,58 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('ENV variables and permission modes (contract §10)', () => {
+  it('ENV variables reach the agent; LANG and TERM may be set so; credentials and DROVER_* win; reserved names are dropped', () => {
+    const { env } = agentEnvironment({
+      runnerEnv: { PATH: '/usr/bin', HOME: '/home/r', LANG: 'C.UTF-8' },
+      drover: DROVER,
+      variables: { ANTHROPIC_BASE_URL: 'http://10.0.0.5:8080', LANG: 'de_DE.UTF-8', API_KEY: 'from-env', DROVER_POD_KEY: 'p-evil', PATH: '/evil', HOME: '/', lower: 'x', NUL: 'a\0b' },
+      credentials: ['API_KEY'],
+      credentialValues: { API_KEY: 'from-credentials' },
+    });
+    expect(env).toMatchObject({ ANTHROPIC_BASE_URL: 'http://10.0.0.5:8080', LANG: 'de_DE.UTF-8', API_KEY: 'from-credentials', DROVER_POD_KEY: DROVER.podKey, PATH: '/usr/bin', HOME: '/home/r' });
+    expect(env).not.toHaveProperty('lower');
+    expect(env).not.toHaveProperty('NUL');
+  });
+
+  it('envNameProblem: upper-case names, not DROVER_*, PATH or HOME', () => {
+    expect(envNameProblem('ANTHROPIC_BASE_URL')).toBeNull();
+    expect(envNameProblem('_X1')).toBeNull();
+    expect(envNameProblem('LANG')).toBeNull();
+    expect(envNameProblem('lower')).toMatch(/must be an environment variable name/);
+    expect(envNameProblem('1X')).toMatch(/must be an environment variable name/);
+    expect(envNameProblem('DROVER_X')).toMatch(/reserved/);
+    expect(envNameProblem('PATH')).toMatch(/reserved/);
+    expect(envNameProblem('HOME')).toMatch(/reserved/);
+    expect(envNameProblem('A'.repeat(129))).toMatch(/at most 128/);
+  });
+
+  it('permissionModeProblem: each agent its own values; aider, shell and custom agents none', () => {
+    expect(builtinAgent('claude-code')!.permissionModes).toEqual(['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'plan']);
+    expect(builtinAgent('codex')!.permissionModes).toEqual(['read-only', 'workspace-write', 'danger-full-access']);
+    expect(builtinAgent('gemini-cli')!.permissionModes).toEqual(['default', 'auto_edit', 'yolo', 'plan']);
+    expect(builtinAgent('opencode')!.permissionModes).toEqual(['auto', 'default']);
+    for (const slug of BUILTIN_AGENT_SLUGS) {
+      const agent = builtinAgent(slug)!;
+      for (const mode of agent.permissionModes) expect(permissionModeProblem(slug, mode)).toBeNull();
+      // The default is one of the agent's own values.
+      if (agent.defaultPermissionMode !== null) expect(agent.permissionModes).toContain(agent.defaultPermissionMode);
+    }
+    expect(permissionModeProblem('codex', 'default')).toBe('permission_mode of codex must be one of read-only, workspace-write, danger-full-access, got "default"');
+    expect(permissionModeProblem('aider', 'default')).toBe('the agent "aider" takes no permission_mode');
+    expect(permissionModeProblem('my-bot', 'auto')).toBe('the agent "my-bot" takes no permission_mode');
+  });
+
+  it('each mode becomes the flag its CLI takes', () => {
+    expect(argvOf('claude-code', { permissionMode: 'dontAsk' }).args).toContain('dontAsk');
+    expect(argvOf('codex', { permissionMode: 'read-only' }).args.slice(0, 4)).toEqual(['exec', '--json', '--sandbox', 'read-only']);
+    expect(argvOf('gemini-cli', { permissionMode: 'plan' }).args.slice(0, 4)).toEqual(['--output-format', 'stream-json', '--approval-mode', 'plan']);
+    expect(argvOf('opencode', { permissionMode: 'auto' }).args).toContain('--auto');
+    expect(argvOf('opencode', { permissionMode: 'default' }).args).not.toContain('--auto');
+    expect(() => argvOf('gemini-cli', { permissionMode: 'bypassPermissions' })).toThrow(/must be one of default, auto_edit, yolo, plan/);
+  });
 });
 
 describe('detectAgents', () => {
