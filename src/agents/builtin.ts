@@ -7,10 +7,11 @@
  *   with `-` (a Markdown list, `--help me`) is never parsed as an option, and a prompt that happens
  *   to equal a subcommand name (`codex exec review`) is never taken for one. A prompt given as an
  *   option value uses the `--option=value` form for the same reason.
- * - Agents run unattended on a runner that is itself the sandbox, so the default permission mode
- *   is the one that never stops to ask (`CONFIG permission_mode` overrides it).
- * - Where the CLI has a machine-readable output that carries the session id, it is selected, so
- *   `session.ts` can find the id to resume (loop `session_persistence`).
+ * - Agents run unattended in a sandbox of their own, so the default permission mode is the one
+ *   that never stops to ask; `CONFIG permission_mode` picks another of the values contract §10
+ *   lists for the agent (checked at the API), each mapped to the flag the CLI takes.
+ * - The CLI's machine-readable output is selected, so `output/` can read the final message, the
+ *   session id (loop `session_persistence`) and the usage from it.
  * - Resuming needs the agent's session store of the previous run: Claude Code, Gemini CLI and
  *   OpenCode keep sessions per project directory, so they resume only in the same workspace path
  *   (loop `sandbox_strategy: persistent`); Codex finds a session by id anywhere.
@@ -42,12 +43,8 @@ export interface BuiltinAgent {
   readonly supports: BuiltinAgentSupport;
   /** The permission mode used when the task has none; `null` if the agent has no such notion. */
   readonly defaultPermissionMode: string | null;
-  /**
-   * The permission modes accepted, when Drover itself maps them to flags (checked by
-   * `buildInvocation`); `null` when the value is passed to the CLI as is (the CLI checks it, and
-   * new CLI versions add modes).
-   */
-  readonly permissionModes: readonly string[] | null;
+  /** The `CONFIG permission_mode` values the agent takes (contract §10); empty: it takes none. */
+  readonly permissionModes: readonly string[];
   /** Where the flags come from (documentation page / source file and version). */
   readonly source: string;
   /** The arguments after `program`, and the stdin text, for an already validated task. */
@@ -60,12 +57,14 @@ const claudeCode: BuiltinAgent = {
   program: 'claude',
   supports: { model: true, maxTurns: true, permissionMode: true, resume: true },
   defaultPermissionMode: 'bypassPermissions',
-  permissionModes: null,
+  permissionModes: ['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'plan'],
   // Claude Code CLI reference, https://docs.anthropic.com/en/docs/claude-code/cli-reference
   // (2.x): `-p/--print` non-interactive; `--output-format stream-json` needs `--verbose` with
   // `-p`; every stream-json line carries `session_id`; `--model`, `--max-turns N`,
   // `--permission-mode default|acceptEdits|bypassPermissions|dontAsk|plan`, `-r/--resume <id>`.
   // The CLI parser is commander: `--` ends the options, the prompt is the positional after it.
+  // bypassPermissions is refused when the CLI runs as uid 0 (unless IS_SANDBOX=1, which Drover
+  // does not set): the pod sandbox runs agents as a non-root user.
   source: 'https://docs.anthropic.com/en/docs/claude-code/cli-reference (Claude Code 2.x)',
   argv(task) {
     const args = ['-p', '--output-format', 'stream-json', '--verbose'];
@@ -84,15 +83,18 @@ const codex: BuiltinAgent = {
   program: 'codex',
   supports: { model: true, maxTurns: false, permissionMode: true, resume: true },
   defaultPermissionMode: 'workspace-write',
-  permissionModes: null,
+  permissionModes: ['read-only', 'workspace-write', 'danger-full-access'],
   // `codex exec` (https://developers.openai.com/codex/noninteractive, openai/codex
   // codex-rs/exec/src/cli.rs, 0.5x–current): never asks for approvals; `--sandbox
   // read-only|workspace-write|danger-full-access` (`--full-auto` is deprecated for
   // `--sandbox workspace-write` and rejected by current builds); `--skip-git-repo-check` allows a
   // workspace that is not a Git checkout; `-m/--model`; `-c key=value` config overrides;
   // `codex exec [OPTIONS] resume <SESSION_ID> [PROMPT]` continues a session (options go before the
-  // subcommand, where every version accepts them). The human-readable header on stderr prints
-  // `session id: <uuid>`. In `workspace-write` the sandbox blocks the network by default, which
+  // subcommand, where every version accepts them). `--json` prints one JSON event a line on stdout
+  // (`thread.started` with the session id, `item.completed` agent messages, `turn.completed` with
+  // the session's token usage); the human-readable output would put the session id on stderr and
+  // only a total of tokens at the end. Its own sandbox (bubblewrap plus a helper it links under
+  // CODEX_HOME) needs a HOME that is not under the temp directory. In `workspace-write` the sandbox blocks the network by default, which
   // would cut the agent off from `DROVER_API_URL`, so network access is turned on; and Codex's
   // default shell-environment filter drops variables named *KEY*/*TOKEN*/*SECRET* (i.e.
   // `DROVER_POD_TOKEN` and the pod's `CREDENTIAL`s) from the commands it runs — Drover already
@@ -100,7 +102,7 @@ const codex: BuiltinAgent = {
   source: 'https://developers.openai.com/codex/noninteractive; openai/codex codex-rs/exec/src/cli.rs',
   argv(task) {
     const sandbox = task.permissionMode ?? 'workspace-write';
-    const args = ['exec', '--sandbox', sandbox];
+    const args = ['exec', '--json', '--sandbox', sandbox];
     if (sandbox === 'workspace-write') args.push('-c', 'sandbox_workspace_write.network_access=true');
     args.push('-c', 'shell_environment_policy.ignore_default_excludes=true', '--skip-git-repo-check');
     if (task.model) args.push('--model', task.model);
@@ -116,11 +118,11 @@ const geminiCli: BuiltinAgent = {
   program: 'gemini',
   supports: { model: true, maxTurns: false, permissionMode: true, resume: true },
   defaultPermissionMode: 'yolo',
-  permissionModes: null,
+  permissionModes: ['default', 'auto_edit', 'yolo', 'plan'],
   // Gemini CLI (https://geminicli.com/docs/cli/cli-reference, /docs/cli/headless,
   // /docs/cli/session-management; 0.41+): `-p/--prompt` headless mode; `--output-format
   // stream-json` whose `init` event carries `session_id`; `-m/--model`; `--approval-mode
-  // default|auto_edit|yolo` (`--yolo` is deprecated and may not be combined with it);
+  // default|auto_edit|yolo|plan` (`--yolo` is deprecated and may not be combined with it);
   // `-r/--resume <session id>`; `--skip-trust`: since 0.41 a headless run in a folder the user
   // never trusted interactively exits with code 55 (and downgrades yolo) without it. The parser is
   // yargs: `--prompt=<text>` keeps a prompt that starts with `-` a value.
@@ -140,7 +142,7 @@ const aider: BuiltinAgent = {
   program: 'aider',
   supports: { model: true, maxTurns: false, permissionMode: false, resume: false },
   defaultPermissionMode: null,
-  permissionModes: null,
+  permissionModes: [],
   // Aider options (https://aider.chat/docs/config/options.html, https://aider.chat/docs/scripting.html;
   // aider-chat 0.7x–0.86): `--message` sends one message and exits; `--yes-always` answers every
   // confirmation; `--no-pretty` plain output for a log. Because `--yes-always` would also say yes
@@ -199,7 +201,7 @@ const shell: BuiltinAgent = {
   program: 'bash',
   supports: { model: false, maxTurns: false, permissionMode: false, resume: false },
   defaultPermissionMode: null,
-  permissionModes: null,
+  permissionModes: [],
   // Contract §4: runs the prompt as a bash script; exit 0 = completed. `bash -c -- <script>`:
   // the script is an argument (not stdin, so commands in it that read stdin cannot swallow the
   // rest of the script; not a temp file, so nothing is left in the workspace); `--` keeps a
@@ -231,6 +233,17 @@ export function builtinAgent(slug: string): BuiltinAgent | null {
 /** The program a built-in agent runs (`claude-code` → `claude`), or `null` if not built in. */
 export function agentProgram(slug: string): string | null {
   return builtinAgent(slug)?.program ?? null;
+}
+
+/**
+ * Why `mode` is not a `CONFIG permission_mode` of the agent (contract §10), naming the values it
+ * takes; `null` when it is one. Custom agents (any slug not built in) take none.
+ */
+export function permissionModeProblem(slug: string, mode: string): string | null {
+  const modes = builtinAgent(slug)?.permissionModes ?? [];
+  if (modes.includes(mode)) return null;
+  if (modes.length === 0) return `the agent "${slug}" takes no permission_mode`;
+  return `permission_mode of ${slug} must be one of ${modes.join(', ')}, got ${JSON.stringify(mode)}`;
 }
 
 /** Whether the agent can continue a previous session (loop `session_persistence`). */

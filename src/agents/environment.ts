@@ -1,7 +1,8 @@
 /**
  * The environment of an agent process (contract §4 "Agent environment", "Autopilot",
- * `CREDENTIAL`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the runner, and the
- * pod's named credentials from the runner's configured credentials. Nothing else of the runner's
+ * `CREDENTIAL`; §10 `ENV`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the
+ * runner, the pod's `ENV` variables, and its named credentials from the runner's configured
+ * credentials. Nothing else of the runner's
  * own environment leaks in — the result is built from an empty object, never by copying and
  * deleting.
  */
@@ -32,6 +33,8 @@ export interface AgentEnvironmentInput {
   /** The pod's own HOME (contract §9); it replaces the runner's. */
   home?: string | null;
   drover: DroverAgentContext;
+  /** The pod's `ENV NAME "value"` variables (names as `envNameProblem` allows; others are dropped). */
+  variables?: Record<string, string>;
   /** The pod's `CREDENTIAL <ENV_NAME>` names. */
   credentials: string[];
   /** The runner's configured credentials (name → value); never the runner's process environment. */
@@ -54,6 +57,21 @@ export const DEFAULT_LANG = 'C.UTF-8';
 export const DEFAULT_TERM = 'dumb';
 
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** `ENV` names (contract §10). */
+const AGENTFILE_ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+export const MAX_ENV_NAME_LENGTH = 128;
+/** Set by Drover itself for every agent (or its sandbox), so never taken from an `ENV` directive. */
+export const RESERVED_ENV_NAMES = ['PATH', 'HOME'] as const;
+
+/** Why `name` cannot be an `ENV` variable of an agent, or null when it can. */
+export function envNameProblem(name: string): string | null {
+  if (!AGENTFILE_ENV_NAME.test(name)) return `must be an environment variable name matching [A-Z_][A-Z0-9_]*, got ${JSON.stringify(name.slice(0, 40))}`;
+  if (name.length > MAX_ENV_NAME_LENGTH) return `must be at most ${MAX_ENV_NAME_LENGTH} characters`;
+  if (name.startsWith('DROVER_') || (RESERVED_ENV_NAMES as readonly string[]).includes(name)) {
+    return `${name} is reserved: Drover sets it in the agent's environment itself`;
+  }
+  return null;
+}
 
 function present(value: string | undefined): value is string {
   return typeof value === 'string' && value.length > 0;
@@ -70,11 +88,12 @@ function defaultHome(): string | null {
 
 /**
  * The complete environment for one agent process. Precedence: the runner's four inherited
- * variables (or defaults), then the pod's credentials (a credential named like one of those four
- * replaces it), then the DROVER_* variables, which nothing can replace.
+ * variables (or defaults), then the pod's `ENV` variables (LANG or TERM may be set so), then its
+ * credentials (a credential named like an inherited variable replaces it), then the DROVER_*
+ * variables, which nothing can replace.
  */
 export function agentEnvironment(input: AgentEnvironmentInput): AgentEnvironment {
-  const { runnerEnv, drover, credentials, credentialValues, home: podHome } = input;
+  const { runnerEnv, drover, credentials, credentialValues, variables = {}, home: podHome } = input;
   const env: Record<string, string> = {};
 
   env.PATH = present(runnerEnv.PATH) ? runnerEnv.PATH : DEFAULT_PATH;
@@ -82,6 +101,10 @@ export function agentEnvironment(input: AgentEnvironmentInput): AgentEnvironment
   if (home !== null) env.HOME = home;
   env.LANG = present(runnerEnv.LANG) ? runnerEnv.LANG : DEFAULT_LANG;
   env.TERM = present(runnerEnv.TERM) ? runnerEnv.TERM : DEFAULT_TERM;
+
+  for (const [name, value] of Object.entries(variables)) {
+    if (envNameProblem(name) === null && typeof value === 'string' && !value.includes('\0')) env[name] = value;
+  }
 
   const missingCredentials: string[] = [];
   for (const name of new Set(credentials)) {

@@ -5,18 +5,32 @@ export {
   agentProgram,
   builtinAgent,
   isBuiltinAgentSlug,
+  permissionModeProblem,
   supportsResume,
   type BuiltinAgent,
   type BuiltinAgentSlug,
   type BuiltinAgentSupport,
 } from './builtin.ts';
 export { AgentInvocationError, SESSION_ID_PATTERN, buildInvocation, type AgentSpec } from './invocation.ts';
-export { extractSessionId } from './session.ts';
+export {
+  RESULT_MAX_BYTES,
+  USAGE_FIELDS,
+  addUsage,
+  emptyReport,
+  emptyUsage,
+  outputReader,
+  parseAgentOutput,
+  usageSince,
+  type AgentReport,
+  type AgentUsage,
+  type OutputReader,
+} from './output/index.ts';
 export {
   DEFAULT_LANG,
   DEFAULT_PATH,
   DEFAULT_TERM,
   INHERITED_VARIABLES,
+  envNameProblem,
   agentEnvironment,
   type AgentEnvironment,
   type AgentEnvironmentInput,

@@ -2,7 +2,7 @@
  * From an agent (built-in or custom) and a task to the exact process to spawn. Pure: no file
  * system, no environment (see `environment.ts` for that).
  */
-import { builtinAgent, type BuiltinAgentSlug } from './builtin.ts';
+import { builtinAgent, permissionModeProblem, type BuiltinAgentSlug } from './builtin.ts';
 import { PROMPT_POSITIONS, type AgentInvocation, type AgentTask, type CustomAgentDefinition } from './types.ts';
 
 /**
@@ -100,12 +100,8 @@ export function buildInvocation(agent: AgentSpec, task: AgentTask): AgentInvocat
     ...(builtin.supports.permissionMode && task.permissionMode !== undefined ? { permissionMode: task.permissionMode } : {}),
     ...(builtin.supports.resume && task.resumeSessionId ? { resumeSessionId: task.resumeSessionId } : {}),
   };
-  if (effective.permissionMode !== undefined && builtin.permissionModes && !builtin.permissionModes.includes(effective.permissionMode)) {
-    throw new AgentInvocationError(
-      'permissionMode',
-      `${builtin.slug} permission_mode must be one of ${builtin.permissionModes.join(', ')}`,
-    );
-  }
+  const modeProblem = effective.permissionMode === undefined ? null : permissionModeProblem(builtin.slug, effective.permissionMode);
+  if (modeProblem !== null) throw new AgentInvocationError('permissionMode', modeProblem);
   if (builtin.slug === 'opencode' && effective.model !== undefined && !effective.model.includes('/')) {
     throw new AgentInvocationError('model', 'opencode models are written provider/model, e.g. anthropic/claude-sonnet-4-5');
   }

@@ -19,7 +19,7 @@ export interface AgentTask {
    * agent's unattended default (see `builtin.ts`).
    */
   permissionMode?: string;
-  /** The session id to continue (loop `session_persistence`), as `extractSessionId` found it. */
+  /** The session id to continue (loop `session_persistence`), as the agent's output reported it (`output/`). */
   resumeSessionId?: string | null;
   /** The pod's workspace; the runner spawns the agent with this as its cwd. */
   workspace: string;

@@ -18,6 +18,21 @@ export const PodReport = Type.Object(
   { additionalProperties: false },
 );
 
+const Count = Type.Union([Type.Number({ minimum: 0 }), Type.Null()]);
+
+/** What the agent reported using (contract §10 "Results"); each null where it reports nothing. */
+export const PodUsage = Type.Object(
+  {
+    input_tokens: Count,
+    output_tokens: Count,
+    cache_read_tokens: Count,
+    cache_write_tokens: Count,
+    cost_usd: Count,
+    turns: Count,
+  },
+  { additionalProperties: false },
+);
+
 export const PodOutcome = Type.Object(
   {
     key: Type.String({ maxLength: 64 }),
@@ -25,6 +40,10 @@ export const PodOutcome = Type.Object(
     exit_code: Type.Union([Type.Integer(), Type.Null()]),
     error_message: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
     session_id: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+    // Optional: a runner of an earlier version reports none of them.
+    /** The agent's final message (at most 64 KiB of UTF-8, i.e. at most 65,536 characters). */
+    result: Type.Optional(Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()])),
+    usage: Type.Optional(Type.Union([PodUsage, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -75,6 +94,8 @@ export const PodSpec = Type.Object(
     repo: Type.Union([Type.Object({ url: Type.String(), token: Type.Union([Type.String(), Type.Null()]), default_branch: Type.String() }), Type.Null()]),
     branch: Type.Union([Type.String(), Type.Null()]),
     credentials: Type.Array(Type.String()),
+    /** The agentfile's `ENV` variables (optional: a server of an earlier version sends none). */
+    agent_env: Type.Optional(Type.Record(Type.String(), Type.String())),
     persistent_key: Type.Union([Type.String(), Type.Null()]),
     keep_workspace: Type.Boolean(),
     resume_session_id: Type.Union([Type.String(), Type.Null()]),
@@ -101,6 +122,7 @@ export type ServerMessage = Static<typeof ServerMessage>;
 export type PodSpec = Static<typeof PodSpec>;
 export type PodReport = Static<typeof PodReport>;
 export type PodOutcome = Static<typeof PodOutcome>;
+export type PodUsage = Static<typeof PodUsage>;
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const runnerValidator: ValidateFunction = ajv.compile(RunnerMessage);

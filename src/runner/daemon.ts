@@ -244,6 +244,8 @@ export class RunnerDaemon {
             exit_code: null,
             error_message: 'the runner is draining and accepts no new pods',
             session_id: null,
+            result: null,
+            usage: null,
           });
           this.send({ type: 'pod_exited', result: this.unacked.get(message.pod.key)! });
           return;

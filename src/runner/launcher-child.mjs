@@ -10,7 +10,7 @@
 //
 // Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin}
 // Messages out: {t: 'spawned', id, pid} (pid null if the program could not be started),
-//               {t: 'out', id, text}, {t: 'done', id, code, signal, spawnError}
+//               {t: 'out', id, text, stream: 'stdout'|'stderr'}, {t: 'done', id, code, signal, spawnError}
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
@@ -43,15 +43,17 @@ function start({ id, command, args, cwd, env, stdin }) {
   send({ t: 'spawned', id, pid: child.pid ?? null });
 
   // One decoder per stream: a multi-byte character split across two reads stays one character.
-  for (const stream of [child.stdout, child.stderr]) {
+  // Which stream a text came from travels with it: the runner reads the agent's machine-readable
+  // output from stdout alone, where stderr lines cannot cut into it.
+  for (const [name, stream] of [['stdout', child.stdout], ['stderr', child.stderr]]) {
     const decoder = new StringDecoder('utf8');
     stream.on('data', (chunk) => {
       const text = decoder.write(chunk);
-      if (text) send({ t: 'out', id, text });
+      if (text) send({ t: 'out', id, text, stream: name });
     });
     stream.on('end', () => {
       const rest = decoder.end();
-      if (rest) send({ t: 'out', id, text: rest });
+      if (rest) send({ t: 'out', id, text: rest, stream: name });
     });
   }
   child.stdin?.on('error', () => {});

@@ -14,8 +14,10 @@ export interface LaunchOptions {
   env: Record<string, string>;
   /** Text for the process's stdin, or null for /dev/null. */
   stdin: string | null;
-  onOutput(text: string): void;
+  onOutput(text: string, stream: OutputStream): void;
 }
+
+export type OutputStream = 'stdout' | 'stderr';
 
 export interface Launched {
   /** The process group's leader; undefined when the program could not be started. */
@@ -26,12 +28,12 @@ export interface Launched {
 
 type ChildMessage =
   | { t: 'spawned'; id: number; pid: number | null }
-  | { t: 'out'; id: number; text: string }
+  | { t: 'out'; id: number; text: string; stream: OutputStream }
   | { t: 'done'; id: number; code: number | null; signal: NodeJS.Signals | null; spawnError: string | null };
 
 interface Entry {
   pid: number | null;
-  onOutput(text: string): void;
+  onOutput(text: string, stream: OutputStream): void;
   spawned(pid: number | null): void;
   done(result: ProcessResult): void;
 }
@@ -117,7 +119,7 @@ export class ProcessLauncher {
         entry.spawned(message.pid);
         return;
       case 'out':
-        entry.onOutput(message.text);
+        entry.onOutput(message.text, message.stream);
         return;
       case 'done':
         entry.done({ code: message.code, signal: message.signal, spawnError: message.spawnError });

@@ -5,10 +5,11 @@ import { agentEnvironment } from '../agents/environment.ts';
 import type { BuiltinAgentSlug } from '../agents/builtin.ts';
 import { findExecutable } from '../agents/detect.ts';
 import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
-import { extractSessionId } from '../agents/session.ts';
+import { outputReader } from '../agents/output/index.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
+import { PodResults, SessionTotals } from './pod-results.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 
@@ -30,7 +31,6 @@ export interface SupervisorOptions {
   outputFlushMs?: number;
 }
 
-const TAIL_KEEP = 64 * 1024;
 /** Output goes out at least every flush interval, and at once past this size (the protocol caps a message). */
 const MAX_CHUNK = 256 * 1024;
 
@@ -38,14 +38,19 @@ class RunningPod {
   state: PodReport['state'] = 'preparing';
   process: GroupProcess | null = null;
   stopReason: 'terminated' | 'timeout' | null = null;
-  tail = '';
   pending = '';
   flushTimer: NodeJS.Timeout | null = null;
   timeoutTimer: NodeJS.Timeout | null = null;
   /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
   stopped!: () => void;
   readonly stopRequested = new Promise<void>((resolve) => (this.stopped = resolve));
-  constructor(readonly spec: PodSpec) {}
+  readonly results: PodResults;
+  constructor(
+    readonly spec: PodSpec,
+    workDir: string,
+  ) {
+    this.results = new PodResults(SessionTotals.forPersistentKey(workDir, spec.persistent_key));
+  }
 }
 
 /** Runs the pods of one runner: workspace, agent process(es), output, timeouts, stop. */
@@ -110,7 +115,7 @@ export class PodSupervisor {
   /** Starts a pod unless it is already here (start requests may repeat). */
   start(spec: PodSpec): void {
     if (this.pods.has(spec.key)) return;
-    const pod = new RunningPod(spec);
+    const pod = new RunningPod(spec, this.options.workDir);
     this.pods.set(spec.key, pod);
     void this.run(pod).then(
       (outcome) => this.finish(pod, outcome),
@@ -147,13 +152,12 @@ export class PodSupervisor {
   }
 
   private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
-    const slug = pod.spec.agent.custom ? '' : pod.spec.agent.slug;
     return {
       key: pod.spec.key,
       outcome: pod.stopReason ? 'terminated' : outcome,
       exit_code: exitCode,
       error_message: pod.stopReason === 'timeout' ? 'timeout' : pod.stopReason ? 'terminated' : error,
-      session_id: slug ? extractSessionId(slug, pod.tail) : null,
+      ...pod.results.get(),
     };
   }
 
@@ -268,6 +272,7 @@ export class PodSupervisor {
         // Only a custom agent with prompt_position `env` gets the prompt in its environment.
         prompt: spec.agent.custom?.prompt_position === 'env' ? spec.prompt : null,
       },
+      variables: spec.agent_env ?? {},
       credentials: spec.credentials,
       credentialValues: this.options.credentials,
     });
@@ -286,11 +291,16 @@ export class PodSupervisor {
       readOnly: workspace.readOnly,
     };
     const line = sandbox ? sandbox.wrap(invocation.command, invocation.args, view) : invocation;
+    // A custom agent's output is its own business: only built-in agents' formats are read.
+    const reader = outputReader(spec.agent.custom ? '' : spec.agent.slug);
     const child = await GroupProcess.start(this.launcher, line.command, line.args, {
       cwd: workspace.path,
       env,
       stdin: invocation.stdin,
-      onOutput: (text) => this.collect(pod, text),
+      onOutput: (text, stream) => {
+        if (stream === 'stdout') reader.write(text);
+        this.collect(pod, text);
+      },
       sandboxed: sandbox?.mode === 'bwrap',
     });
     pod.process = child;
@@ -305,11 +315,11 @@ export class PodSupervisor {
     if (!sandbox || sandbox.mode === 'none') killProcessesWithEnv(`DROVER_POD_KEY=${spec.key}`);
     if (child.pid !== undefined) this.journal.ended(child.pid);
     pod.process = null;
+    pod.results.add(reader.end());
     return result;
   }
 
   private collect(pod: RunningPod, text: string): void {
-    pod.tail = (pod.tail + text).slice(-TAIL_KEEP);
     pod.pending += text;
     if (pod.pending.length >= MAX_CHUNK) this.flush(pod);
     else if (!pod.flushTimer) pod.flushTimer = setTimeout(() => this.flush(pod), this.flushMs);

@@ -122,6 +122,8 @@ export interface LoopStats {
   failed_runs: number;
   active_run_count: number;
   last_run_at: number | null;
+  /** The sum of the costs the runs' agents reported; null when none reported one. */
+  total_cost_usd: number | null;
 }
 
 /** Stats computed from the runs themselves, so they can never disagree with them. */
@@ -148,7 +150,21 @@ export async function loopStats(db: Executor, loopIds: number[]): Promise<Map<nu
       failed_runs: Number(r.bad ?? 0),
       active_run_count: Number(r.active ?? 0),
       last_run_at: r.last === null ? null : Number(r.last),
+      total_cost_usd: null,
     });
+  }
+  const costs = await db
+    .selectFrom('loop_runs')
+    .innerJoin('pods', 'pods.key', 'loop_runs.pod_key')
+    .select(['loop_runs.loop_id', (eb) => eb.fn.sum<number>('pods.usage_cost_usd').as('cost')])
+    .where('loop_runs.loop_id', 'in', loopIds)
+    .where('pods.usage_cost_usd', 'is not', null)
+    .groupBy('loop_runs.loop_id')
+    .execute();
+  for (const c of costs) {
+    const entry = stats.get(c.loop_id);
+    // Sums of binary fractions are kept to the nano-dollar, like the runner's own sums.
+    if (entry && c.cost !== null) entry.total_cost_usd = Math.round(Number(c.cost) * 1e9) / 1e9;
   }
   return stats;
 }

@@ -8,6 +8,7 @@ import { loops } from './migrations/0005_loops.ts';
 import { webhooks } from './migrations/0006_webhooks.ts';
 import { ticketVersions } from './migrations/0007_ticket_versions.ts';
 import { runnerSandbox } from './migrations/0008_runner_sandbox.ts';
+import { podResults } from './migrations/0012_pod_results.ts';
 
 /** Migrations in order; names are fixed once released. */
 function migrationsFor(store: Store): Record<string, Migration> {
@@ -20,6 +21,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0006_webhooks': webhooks(store.kind),
     '0007_ticket_versions': ticketVersions(),
     '0008_runner_sandbox': runnerSandbox(),
+    '0012_pod_results': podResults(),
   };
 }
 

@@ -2,6 +2,12 @@ import type { Executor } from './db.ts';
 import { ACTIVE_POD_STATUSES } from './runners.ts';
 import type { PodRow, PodStatus, PodsTable } from './schema-runners.ts';
 
+/** A pod's results as runs show them (contract §10). */
+export type PodResultsRow = Pick<
+  PodRow,
+  'result' | 'session_id' | 'usage_input_tokens' | 'usage_output_tokens' | 'usage_cache_read_tokens' | 'usage_cache_write_tokens' | 'usage_cost_usd' | 'usage_turns'
+>;
+
 export { ACTIVE_POD_STATUSES };
 
 /** Whether `podKey` names a pod of the organization (the check behind `pod_key` on messages). */
@@ -100,4 +106,17 @@ export async function podsOnSilentRunners(db: Executor, silentSince: number, sta
 /** Running pods past their deadline (a backstop for the runner's own timer). */
 export async function podsPastDeadline(db: Executor, now: number): Promise<PodRow[]> {
   return db.selectFrom('pods').selectAll().where('status', '=', 'running').where('deadline_at', '<', now).execute();
+}
+
+/** The results of the pods with these keys (a loop's runs show their pod's), by key. */
+export async function podResultsByKeys(db: Executor, keys: readonly string[]): Promise<Map<string, PodResultsRow>> {
+  const found = new Map<string, PodResultsRow>();
+  if (keys.length === 0) return found;
+  const rows = await db
+    .selectFrom('pods')
+    .select(['key', 'result', 'session_id', 'usage_input_tokens', 'usage_output_tokens', 'usage_cache_read_tokens', 'usage_cache_write_tokens', 'usage_cost_usd', 'usage_turns'])
+    .where('key', 'in', [...new Set(keys)])
+    .execute();
+  for (const { key, ...row } of rows) found.set(key, row);
+  return found;
 }

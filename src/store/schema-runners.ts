@@ -68,6 +68,14 @@ export interface PodsTable {
   error_message: string | null;
   exit_code: number | null;
   session_id: string | null;
+  /** The agent's final message (migration 0012). */
+  result: string | null;
+  usage_input_tokens: number | null;
+  usage_output_tokens: number | null;
+  usage_cache_read_tokens: number | null;
+  usage_cache_write_tokens: number | null;
+  usage_cost_usd: number | null;
+  usage_turns: number | null;
   started_at: number | null;
   deadline_at: number | null;
   finished_at: number | null;

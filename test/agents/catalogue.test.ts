@@ -19,10 +19,12 @@ import {
   buildInvocation,
   builtinAgent,
   detectAgents,
-  extractSessionId,
+  envNameProblem,
   findExecutable,
   isBuiltinAgentSlug,
+  parseAgentOutput,
   pathDirectories,
+  permissionModeProblem,
   supportsResume,
   type AgentInvocation,
   type AgentTask,
@@ -89,7 +91,7 @@ describe('buildInvocation: built-in agents', () => {
 
   it('codex: exec with a workspace-write sandbox that may reach the network, resume as a subcommand', () => {
     const base = [
-      'exec', '--sandbox', 'workspace-write', '-c', 'sandbox_workspace_write.network_access=true',
+      'exec', '--json', '--sandbox', 'workspace-write', '-c', 'sandbox_workspace_write.network_access=true',
       '-c', 'shell_environment_policy.ignore_default_excludes=true', '--skip-git-repo-check',
     ];
     expect(argvOf('codex')).toEqual({ command: 'codex', args: [...base, '--', PROMPT], stdin: null });
@@ -99,11 +101,11 @@ describe('buildInvocation: built-in agents', () => {
       stdin: null,
     });
     expect(argvOf('codex', { permissionMode: 'danger-full-access' }).args).toEqual([
-      'exec', '--sandbox', 'danger-full-access', '-c', 'shell_environment_policy.ignore_default_excludes=true',
+      'exec', '--json', '--sandbox', 'danger-full-access', '-c', 'shell_environment_policy.ignore_default_excludes=true',
       '--skip-git-repo-check', '--', PROMPT,
     ]);
     expect(argvOf('codex', { permissionMode: 'read-only', model: 'o3' }).args).toEqual([
-      'exec', '--sandbox', 'read-only', '-c', 'shell_environment_policy.ignore_default_excludes=true',
+      'exec', '--json', '--sandbox', 'read-only', '-c', 'shell_environment_policy.ignore_default_excludes=true',
       '--skip-git-repo-check', '--model', 'o3', '--', PROMPT,
     ]);
   });
@@ -229,46 +231,31 @@ describe('buildInvocation: custom agents', () => {
   });
 });
 
-describe('extractSessionId', () => {
-  it('claude-code: the session_id of the stream-json lines', () => {
+/** Session ids from outputs shaped like the CLIs' (full recorded outputs: test/agents/output.test.ts). */
+describe('session ids in agent output', () => {
+  const sessionOf = (slug: string, stdout: string) => parseAgentOutput(slug, stdout).session_id;
+
+  it('claude-code: the session_id of the stream-json lines, the last one winning', () => {
     const output = [
       `{"type":"system","subtype":"init","cwd":"/w","session_id":"${SESSION}","tools":["Bash","Edit","Read"],"mcp_servers":[],"model":"claude-sonnet-4-5-20250929","permissionMode":"bypassPermissions","apiKeySource":"ANTHROPIC_API_KEY"}`,
       `{"type":"assistant","message":{"id":"msg_01","type":"message","role":"assistant","content":[{"type":"text","text":"Running the tests."}]},"parent_tool_use_id":null,"session_id":"${SESSION}"}`,
       `{"type":"result","subtype":"success","is_error":false,"duration_ms":5123,"num_turns":4,"result":"Fixed.","session_id":"${SESSION}","total_cost_usd":0.0412}`,
       '',
     ].join('\n');
-    expect(extractSessionId('claude-code', output)).toBe(SESSION);
-    // Only the result line survived the output tail; a truncated first line is skipped.
-    expect(extractSessionId('claude-code', `tools":["Bash"]}\n{"type":"result","subtype":"success","session_id":"${SESSION}"}\n`)).toBe(SESSION);
-    // The last id wins (a resumed run continues under a new id).
-    expect(extractSessionId('claude-code', `{"session_id":"old-1"}\r\n{"session_id":"new-2"}`)).toBe('new-2');
-    expect(extractSessionId('claude-code', 'Error: Invalid API key · Please run /login\n')).toBeNull();
+    expect(sessionOf('claude-code', output)).toBe(SESSION);
+    // A cut-off first line is skipped.
+    expect(sessionOf('claude-code', `tools":["Bash"]}\n{"type":"result","subtype":"success","session_id":"${SESSION}"}\n`)).toBe(SESSION);
+    expect(sessionOf('claude-code', `{"session_id":"old-1"}\r\n{"session_id":"new-2"}`)).toBe('new-2');
+    expect(sessionOf('claude-code', 'Error: Invalid API key · Please run /login\n')).toBeNull();
   });
 
-  it('codex: the "session id:" header line, with or without ANSI styling, or thread.started', () => {
+  it('codex: the thread id of thread.started (exec --json)', () => {
     const id = '0199a213-81c0-7800-8aa1-bbab2a035a53';
-    const header = [
-      '[2025-11-02T10:00:00] OpenAI Codex v0.58.0 (research preview)',
-      '--------',
-      '\u001b[1mworkdir:\u001b[0m /srv/drover/work/p-abc',
-      '\u001b[1mmodel:\u001b[0m gpt-5-codex',
-      '\u001b[1mprovider:\u001b[0m openai',
-      '\u001b[1mapproval:\u001b[0m never',
-      '\u001b[1msandbox:\u001b[0m workspace-write [workdir, /tmp, $TMPDIR]',
-      '\u001b[1mreasoning effort:\u001b[0m medium',
-      `\u001b[1msession id:\u001b[0m ${id}`,
-      '--------',
-      'user',
-      'Fix the failing test',
-      'codex',
-      'Done.',
-    ].join('\n');
-    expect(extractSessionId('codex', header)).toBe(id);
-    expect(extractSessionId('codex', header.split('\u001b[1m').join('').split('\u001b[0m').join(''))).toBe(id);
-    expect(extractSessionId('codex', `{"type":"thread.started","thread_id":"${id}"}\n{"type":"turn.started"}\n`)).toBe(id);
-    expect(extractSessionId('codex', 'Not inside a trusted directory and --skip-git-repo-check was not specified.\n')).toBeNull();
-    // The model's answer cannot plant another id after the header.
-    expect(extractSessionId('codex', `${header}\nsession id: 11111111-2222-4333-8444-555555555555\n`)).toBe(id);
+    expect(sessionOf('codex', `{"type":"thread.started","thread_id":"${id}"}\n{"type":"turn.started"}\n`)).toBe(id);
+    expect(sessionOf('codex', 'Not inside a trusted directory and --skip-git-repo-check was not specified.\n')).toBeNull();
+    // The model's answer cannot plant another id: only thread.started names one.
+    const planted = `{"type":"thread.started","thread_id":"${id}"}\n{"type":"item.completed","item":{"type":"agent_message","text":"{\\"thread_id\\":\\"x\\"}"}}\n{"session_id":"11111111-2222-4333-8444-555555555555"}\n`;
+    expect(sessionOf('codex', planted)).toBe(id);
   });
 
   it('gemini-cli: the init event', () => {
@@ -280,7 +267,7 @@ describe('extractSessionId', () => {
       '{"type":"tool_use","timestamp":"2025-11-02T10:00:02.000Z","tool_name":"run_shell_command","tool_id":"t1","parameters":{"command":"npm test"}}',
       '{"type":"result","timestamp":"2025-11-02T10:00:09.000Z","status":"success","stats":{"total_tokens":1234}}',
     ].join('\n');
-    expect(extractSessionId('gemini-cli', output)).toBe(id);
+    expect(sessionOf('gemini-cli', output)).toBe(id);
   });
 
   it('opencode: the sessionID of the JSON events', () => {
@@ -290,20 +277,20 @@ describe('extractSessionId', () => {
       `{"type":"text","timestamp":1767036061000,"sessionID":"${id}","part":{"type":"text","text":"Fixed.","time":{"start":1,"end":2}}}`,
       `{"type":"step_finish","timestamp":1767036061100,"sessionID":"${id}","part":{"type":"step-finish","reason":"stop","cost":0}}`,
     ].join('\n');
-    expect(extractSessionId('opencode', output)).toBe(id);
-    expect(extractSessionId('opencode', `{"type":"text","part":{"sessionID":"${id}"}}`)).toBe(id);
+    expect(sessionOf('opencode', output)).toBe(id);
+    expect(sessionOf('opencode', `{"type":"text","part":{"sessionID":"${id}"}}`)).toBe(id);
   });
 
   it('aider, shell and custom agents have no resumable session', () => {
-    expect(extractSessionId('aider', `Aider v0.86.1\n{"session_id":"${SESSION}"}`)).toBeNull();
-    expect(extractSessionId('shell', `{"session_id":"${SESSION}"}`)).toBeNull();
-    expect(extractSessionId('reviewer', `{"session_id":"${SESSION}"}`)).toBeNull();
+    expect(sessionOf('aider', `Aider v0.86.1\n{"session_id":"${SESSION}"}`)).toBeNull();
+    expect(sessionOf('shell', `{"session_id":"${SESSION}"}`)).toBeNull();
+    expect(sessionOf('reviewer', `{"session_id":"${SESSION}"}`)).toBeNull();
   });
 
   it('never returns an id that could be misread as an option', () => {
-    expect(extractSessionId('claude-code', '{"session_id":"--resume"}')).toBeNull();
-    expect(extractSessionId('codex', 'session id: --last')).toBeNull();
-    expect(extractSessionId('codex', 'session id: my-thread-name')).toBeNull();
+    expect(sessionOf('claude-code', '{"session_id":"--resume"}')).toBeNull();
+    expect(sessionOf('codex', '{"type":"thread.started","thread_id":"--last"}')).toBeNull();
+    expect(sessionOf('gemini-cli', '{"type":"init","session_id":"a b"}')).toBeNull();
   });
 });
 
@@ -426,6 +413,58 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('ENV variables and permission modes (contract §10)', () => {
+  it('ENV variables reach the agent; LANG and TERM may be set so; credentials and DROVER_* win; reserved names are dropped', () => {
+    const { env } = agentEnvironment({
+      runnerEnv: { PATH: '/usr/bin', HOME: '/home/r', LANG: 'C.UTF-8' },
+      drover: DROVER,
+      variables: { ANTHROPIC_BASE_URL: 'http://10.0.0.5:8080', LANG: 'de_DE.UTF-8', API_KEY: 'from-env', DROVER_POD_KEY: 'p-evil', PATH: '/evil', HOME: '/', lower: 'x', NUL: 'a\0b' },
+      credentials: ['API_KEY'],
+      credentialValues: { API_KEY: 'from-credentials' },
+    });
+    expect(env).toMatchObject({ ANTHROPIC_BASE_URL: 'http://10.0.0.5:8080', LANG: 'de_DE.UTF-8', API_KEY: 'from-credentials', DROVER_POD_KEY: DROVER.podKey, PATH: '/usr/bin', HOME: '/home/r' });
+    expect(env).not.toHaveProperty('lower');
+    expect(env).not.toHaveProperty('NUL');
+  });
+
+  it('envNameProblem: upper-case names, not DROVER_*, PATH or HOME', () => {
+    expect(envNameProblem('ANTHROPIC_BASE_URL')).toBeNull();
+    expect(envNameProblem('_X1')).toBeNull();
+    expect(envNameProblem('LANG')).toBeNull();
+    expect(envNameProblem('lower')).toMatch(/must be an environment variable name/);
+    expect(envNameProblem('1X')).toMatch(/must be an environment variable name/);
+    expect(envNameProblem('DROVER_X')).toMatch(/reserved/);
+    expect(envNameProblem('PATH')).toMatch(/reserved/);
+    expect(envNameProblem('HOME')).toMatch(/reserved/);
+    expect(envNameProblem('A'.repeat(129))).toMatch(/at most 128/);
+  });
+
+  it('permissionModeProblem: each agent its own values; aider, shell and custom agents none', () => {
+    expect(builtinAgent('claude-code')!.permissionModes).toEqual(['default', 'acceptEdits', 'bypassPermissions', 'dontAsk', 'plan']);
+    expect(builtinAgent('codex')!.permissionModes).toEqual(['read-only', 'workspace-write', 'danger-full-access']);
+    expect(builtinAgent('gemini-cli')!.permissionModes).toEqual(['default', 'auto_edit', 'yolo', 'plan']);
+    expect(builtinAgent('opencode')!.permissionModes).toEqual(['auto', 'default']);
+    for (const slug of BUILTIN_AGENT_SLUGS) {
+      const agent = builtinAgent(slug)!;
+      for (const mode of agent.permissionModes) expect(permissionModeProblem(slug, mode)).toBeNull();
+      // The default is one of the agent's own values.
+      if (agent.defaultPermissionMode !== null) expect(agent.permissionModes).toContain(agent.defaultPermissionMode);
+    }
+    expect(permissionModeProblem('codex', 'default')).toBe('permission_mode of codex must be one of read-only, workspace-write, danger-full-access, got "default"');
+    expect(permissionModeProblem('aider', 'default')).toBe('the agent "aider" takes no permission_mode');
+    expect(permissionModeProblem('my-bot', 'auto')).toBe('the agent "my-bot" takes no permission_mode');
+  });
+
+  it('each mode becomes the flag its CLI takes', () => {
+    expect(argvOf('claude-code', { permissionMode: 'dontAsk' }).args).toContain('dontAsk');
+    expect(argvOf('codex', { permissionMode: 'read-only' }).args.slice(0, 4)).toEqual(['exec', '--json', '--sandbox', 'read-only']);
+    expect(argvOf('gemini-cli', { permissionMode: 'plan' }).args.slice(0, 4)).toEqual(['--output-format', 'stream-json', '--approval-mode', 'plan']);
+    expect(argvOf('opencode', { permissionMode: 'auto' }).args).toContain('--auto');
+    expect(argvOf('opencode', { permissionMode: 'default' }).args).not.toContain('--auto');
+    expect(() => argvOf('gemini-cli', { permissionMode: 'bypassPermissions' })).toThrow(/must be one of default, auto_edit, yolo, plan/);
+  });
 });
 
 describe('detectAgents', () => {
@@ -561,7 +600,10 @@ describe('real spawn with the minimal environment', () => {
       const workspace = newWorkspace();
       const env = minimalEnv(workspace);
       const model = slug === 'opencode' ? 'anthropic/claude-sonnet-4-5' : 'some-model';
-      const invocation = buildInvocation({ builtin: slug }, { prompt: trickyPrompt, model, maxTurns: 7, workspace });
+      // Spawned by the test's own user: as root, Claude Code (and its stand-in) refuse the default
+      // bypassPermissions, so claude-code gets another mode here (test/sandbox/modes.test.ts covers it).
+      const permissionMode = slug === 'claude-code' && process.getuid?.() === 0 ? 'acceptEdits' : undefined;
+      const invocation = buildInvocation({ builtin: slug }, { prompt: trickyPrompt, model, maxTurns: 7, permissionMode, workspace });
 
       const result = await run(invocation, env, workspace);
       expect(result.code, result.stderr).toBe(0);
@@ -578,17 +620,17 @@ describe('real spawn with the minimal environment', () => {
 
       const output = result.stdout + result.stderr;
       if (supportsResume(slug)) {
-        const sessionId = extractSessionId(slug, output);
+        const sessionId = parseAgentOutput(slug, result.stdout).session_id;
         expect(sessionId).toBe(record.sessionId);
 
         // The next run resumes it; the stand-in reports the same session.
-        const next = buildInvocation({ builtin: slug }, { prompt: 'continue', workspace, resumeSessionId: sessionId });
+        const next = buildInvocation({ builtin: slug }, { prompt: 'continue', workspace, permissionMode, resumeSessionId: sessionId });
         const again = await run(next, env, workspace);
         expect(again.code).toBe(0);
         expect(records(workspace)[1].argv).toEqual(next.args);
-        expect(extractSessionId(slug, again.stdout + again.stderr)).toBe(sessionId);
+        expect(parseAgentOutput(slug, again.stdout).session_id).toBe(sessionId);
       } else {
-        expect(extractSessionId(slug, output)).toBeNull();
+        expect(parseAgentOutput(slug, output).session_id).toBeNull();
       }
     });
   }
@@ -647,7 +689,7 @@ describe('stand-in agent fixture', () => {
 
   it('reads directives from the prompt under the minimal environment (exit code, autopilot status)', async () => {
     const workspace = newWorkspace();
-    const failing = buildInvocation({ builtin: 'claude-code' }, { prompt: 'please STAND_IN_EXIT=4 now', workspace });
+    const failing = buildInvocation({ builtin: 'claude-code' }, { prompt: 'please STAND_IN_EXIT=4 now', permissionMode: 'acceptEdits', workspace });
     expect((await run(failing, minimalEnv(workspace), workspace)).code).toBe(4);
 
     const statusFile = path.join(workspace, 'status.json');

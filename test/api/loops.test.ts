@@ -54,6 +54,7 @@ const LOOP_KEYS = [
   'status',
   'successful_runs',
   'timeout_minutes',
+  'total_cost_usd',
   'total_runs',
   'updated_at',
 ];
@@ -68,13 +69,16 @@ const RUN_KEYS = [
   'loop_slug',
   'pod_key',
   'resolved_prompt',
+  'result',
   'run_number',
   'runner_id',
   'scheduled_at',
+  'session_id',
   'started_at',
   'status',
   'trigger_type',
   'updated_at',
+  'usage',
   'variables',
 ];
 
@@ -269,6 +273,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
           successful_runs: 0,
           failed_runs: 0,
           active_run_count: 0,
+          total_cost_usd: null,
           created_at: iso(clock),
           updated_at: iso(clock),
         });
@@ -786,6 +791,9 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
           finished_at: null,
           duration_sec: null,
           error_message: expect.stringMatching(/^waiting for a runner/),
+          result: null,
+          session_id: null,
+          usage: { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null, cost_usd: null, turns: null },
           callback_status: 'none',
           created_at: iso(clock),
           updated_at: iso(clock),

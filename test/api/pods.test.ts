@@ -40,12 +40,13 @@ interface PodDetail {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const POD_KEY = /^[a-z0-9-]{1,64}$/;
-const LIST_KEYS = ['agent_slug', 'branch', 'created_at', 'key', 'prompt', 'repository_id', 'runner_id', 'status', 'updated_at'];
+const LIST_KEYS = ['agent_slug', 'branch', 'created_at', 'key', 'prompt', 'repository_id', 'result', 'runner_id', 'session_id', 'status', 'updated_at', 'usage'].sort();
 const DETAIL_KEYS = [
   ...LIST_KEYS,
   'alias',
   'auto_close',
   'channel_id',
+  'env',
   'error_message',
   'exit_code',
   'finished_at',
@@ -190,8 +191,12 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         max_turns: null,
         mode: 'direct',
         alias: null,
+        env: {},
         error_message: null,
         exit_code: null,
+        result: null,
+        session_id: null,
+        usage: { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null, cost_usd: null, turns: null },
         started_at: null,
         finished_at: null,
         created_at: expect.stringMatching(ISO_MS),

@@ -451,6 +451,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
         model: 'm1',
         argv: [
           'exec',
+          '--json',
           '--sandbox',
           'workspace-write',
           '-c',

@@ -153,6 +153,9 @@ export interface RunnerStartOptions {
   /** The runner's complete environment (nothing of the test process is added). */
   env: Record<string, string>;
   timeoutMs?: number;
+  /** Run the runner as this user and group (a test running as root that needs a non-root runner). */
+  uid?: number;
+  gid?: number;
 }
 
 const live = new Set<ChildProcess>();
@@ -204,7 +207,7 @@ export async function startRunnerProcess(options: RunnerStartOptions): Promise<R
   if (options.labels) args.push('--labels', options.labels);
   args.push('--drain-seconds', String(options.drainSeconds ?? 1));
   if (options.sandbox) args.push('--sandbox', options.sandbox);
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], uid: options.uid, gid: options.gid });
   track(child);
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

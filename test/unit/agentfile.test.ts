@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   AGENTFILE_MAX_BYTES,
   AGENTFILE_MAX_LINES,
-  PERMISSION_MODES,
+  MAX_ENV_VALUE_BYTES,
+  MAX_ENV_VARIABLES,
   SANDBOX_TYPES,
   agentfileError,
   parseAgentfileLayer,
@@ -13,7 +14,7 @@ import {
 } from '../../src/domain/pods/agentfile.ts';
 import { AppError } from '../../src/errors.ts';
 
-const EMPTY: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [] };
+const EMPTY: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {} };
 const layer = (partial: Partial<AgentfileLayer>): AgentfileLayer => ({ ...EMPTY, ...partial });
 
 function parseError(text: string): AppError {
@@ -136,6 +137,8 @@ describe('parseAgentfileLayer: valid input', () => {
         'BRANCH fix/login',
         'CREDENTIAL ANTHROPIC_API_KEY',
         'CREDENTIAL GH_TOKEN',
+        'ENV ANTHROPIC_BASE_URL "http://10.0.0.5:8080"',
+        'ENV LOG_LEVEL debug',
       ].join('\n'),
       {
         prompt: 'Fix the login bug.',
@@ -154,6 +157,7 @@ describe('parseAgentfileLayer: valid input', () => {
         repo: { name: 'acme/web' },
         branch: 'fix/login',
         credentials: ['ANTHROPIC_API_KEY', 'GH_TOKEN'],
+        env: { ANTHROPIC_BASE_URL: 'http://10.0.0.5:8080', LOG_LEVEL: 'debug' },
       },
     ],
   ];
@@ -173,7 +177,7 @@ describe('parseAgentfileLayer: valid input', () => {
 describe('parseAgentfileLayer: errors name the line', () => {
   const cases: [string, string, number, string | RegExp][] = [
     // directives
-    ['unknown directive', 'MODE direct\nFOO bar', 2, 'unknown directive "FOO" (expected PROMPT, MODE, CONFIG, REPO, BRANCH or CREDENTIAL)'],
+    ['unknown directive', 'MODE direct\nFOO bar', 2, 'unknown directive "FOO" (expected PROMPT, MODE, CONFIG, REPO, BRANCH, CREDENTIAL or ENV)'],
     ['lower-case directive hints at the upper-case form', '\n\nprompt "x"', 3, 'unknown directive "prompt" (directives are upper-case: PROMPT)'],
     ['mixed-case directive', 'Mode autopilot', 1, 'directives are upper-case: MODE'],
     ['directive glued to its quote', 'PROMPT"x"', 1, 'unknown directive "PROMPT\\"x\\""'],
@@ -248,8 +252,32 @@ describe('parseAgentfileLayer: errors name the line', () => {
     ['channel_id huge', `CONFIG channel_id = ${'9'.repeat(400)}`, 1, 'CONFIG channel_id must be between'],
     ['max_iterations too large', 'CONFIG max_iterations = 1001', 1, 'CONFIG max_iterations must be between 1 and 1000'],
     ['iteration_timeout_sec too large', 'CONFIG iteration_timeout_sec = 86401', 1, 'CONFIG iteration_timeout_sec must be between 1 and 86400'],
-    ['permission_mode unknown', 'CONFIG permission_mode = yolo', 1, 'CONFIG permission_mode must be one of default, acceptEdits, bypassPermissions, plan'],
-    ['permission_mode wrong case', 'CONFIG permission_mode = acceptedits', 1, 'CONFIG permission_mode must be one of'],
+    // Which modes an agent takes is checked where the agent is known (launch); here only the shape.
+    ['permission_mode like an option', 'CONFIG permission_mode = --yolo', 1, 'CONFIG permission_mode must be a mode name'],
+    ['permission_mode with a space', 'CONFIG permission_mode = "auto edit"', 1, 'CONFIG permission_mode must be a mode name'],
+    // ENV
+    ['ENV without a value', 'ENV FOO', 1, 'ENV expects NAME "value"'],
+    ['ENV lower-case name', 'ENV foo "x"', 1, 'ENV must be an environment variable name matching [A-Z_][A-Z0-9_]*, got "foo"'],
+    ['ENV name starting with a digit', 'ENV 1FOO "x"', 1, 'ENV must be an environment variable name'],
+    ['ENV DROVER_ name', 'ENV DROVER_API_URL "http://x"', 1, "ENV DROVER_API_URL is reserved: Drover sets it in the agent's environment itself"],
+    ['ENV PATH', 'ENV PATH "/tmp/evil"', 1, 'ENV PATH is reserved'],
+    ['ENV HOME', 'ENV HOME "/"', 1, 'ENV HOME is reserved'],
+    ['ENV name too long', `ENV ${'A'.repeat(129)} "x"`, 1, 'ENV must be at most 128 characters'],
+    ['ENV bare value with spaces', 'ENV FOO a b', 1, 'ENV FOO: quote a value that contains whitespace'],
+    ['ENV unterminated value', 'ENV FOO "abc', 1, 'unterminated string in ENV FOO'],
+    ['ENV text after the value', 'ENV FOO "a" b', 1, 'unexpected text after the closing quote of ENV FOO'],
+    ['ENV NUL in the value', 'ENV FOO "a\\u0000b"', 1, 'ENV FOO must not contain NUL characters'],
+    ['ENV value too long', `ENV FOO "${'v'.repeat(MAX_ENV_VALUE_BYTES + 1)}"`, 1, `ENV FOO must be at most ${MAX_ENV_VALUE_BYTES} bytes`],
+    ['ENV value too long in UTF-8', `ENV FOO "${'é'.repeat(MAX_ENV_VALUE_BYTES / 2 + 1)}"`, 1, 'ENV FOO must be at most 4096 bytes'],
+    ['ENV name twice', 'ENV FOO a\nENV FOO b', 2, 'ENV FOO given twice (first on line 1)'],
+    ['ENV then CREDENTIAL of one name', 'ENV API_KEY "x"\nCREDENTIAL API_KEY', 2, 'API_KEY is given both as ENV (line 1) and as CREDENTIAL'],
+    ['CREDENTIAL then ENV of one name', 'CREDENTIAL API_KEY\n\nENV API_KEY "x"', 3, 'API_KEY is given both as CREDENTIAL (line 1) and as ENV'],
+    [
+      'ENV past the limit',
+      Array.from({ length: MAX_ENV_VARIABLES + 1 }, (_, i) => `ENV V_${i} "${i}"`).join('\n'),
+      MAX_ENV_VARIABLES + 1,
+      `at most ${MAX_ENV_VARIABLES} ENV variables`,
+    ],
     // REPO
     ['REPO id zero', 'REPO 0', 1, 'REPO id must be between 1 and'],
     ['REPO id beyond safe integers', 'REPO 99999999999999999999', 1, 'REPO id must be between 1 and'],
@@ -392,7 +420,10 @@ function serialise(value: AgentfileLayer, style: Style): string[][] {
   }
   if (value.branch !== null) others.push([`BRANCH ${q(value.branch)}`]);
 
-  const blocks = value.credentials.map((name) => [`CREDENTIAL ${q(name)}`]);
+  const blocks = [
+    ...value.credentials.map((name) => [`CREDENTIAL ${q(name)}`]),
+    ...Object.entries(value.env).map(([name, v]) => [`ENV ${name} ${/\s/.test(v) ? JSON.stringify(v) : q(v)}`]),
+  ];
   others.forEach((block, i) => {
     const at = (style.positions[i] ?? 0) % (blocks.length + 1);
     blocks.splice(at, 0, block);
@@ -433,7 +464,7 @@ const configArb: fc.Arbitrary<AgentfileConfig> = fc.record(
     channel_id: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
     max_iterations: fc.integer({ min: 1, max: 1000 }),
     iteration_timeout_sec: fc.integer({ min: 1, max: 86_400 }),
-    permission_mode: fc.constantFrom(...PERMISSION_MODES),
+    permission_mode: fc.constantFrom('default', 'acceptEdits', 'bypassPermissions', 'workspace-write', 'auto_edit', 'yolo', 'auto'),
   },
   { requiredKeys: [] },
 );
@@ -458,7 +489,13 @@ const branchArb = fc
   .filter((b) => !b.endsWith('.lock') && b.length <= 200);
 const credentialArb = fc
   .stringMatching(/^[A-Z_][A-Z0-9_]{0,20}$/)
-  .filter((name) => !name.startsWith('DROVER_') && !RESERVED.has(name));
+  .filter((name) => !name.startsWith('DROVER_') && !name.startsWith('ENV_') && !RESERVED.has(name));
+// ENV names never clash with credential names (that is an error of its own).
+const envArb = fc.dictionary(
+  fc.stringMatching(/^ENV_[A-Z0-9_]{0,12}$/),
+  fc.string({ unit: anyChar, maxLength: 30 }).map((v) => v.replaceAll('\u0000', '')),
+  { maxKeys: 4 },
+);
 
 const layerArb: fc.Arbitrary<AgentfileLayer> = fc.record({
   prompt: fc.option(promptArb, { nil: null }),
@@ -467,6 +504,7 @@ const layerArb: fc.Arbitrary<AgentfileLayer> = fc.record({
   repo: repoArb,
   branch: fc.option(branchArb, { nil: null }),
   credentials: fc.uniqueArray(credentialArb, { maxLength: 5 }),
+  env: envArb,
 });
 
 const styleArb: fc.Arbitrary<Style> = fc.record({
@@ -531,7 +569,7 @@ describe('parseAgentfileLayer: properties', () => {
   it('arbitrary text either parses or fails with VALIDATION_FAILED, never anything else', () => {
     const fragment = fc.oneof(
       fc.constantFrom(
-        'PROMPT ', 'MODE ', 'CONFIG ', 'REPO ', 'BRANCH ', 'CREDENTIAL ', 'prompt ', '<<END', '<<', 'END', '\n', '\r\n', '\r',
+        'PROMPT ', 'MODE ', 'CONFIG ', 'REPO ', 'BRANCH ', 'CREDENTIAL ', 'ENV ', 'ENV A ', 'prompt ', '<<END', '<<', 'END', '\n', '\r\n', '\r',
         '"', '\\', '\\u', '\\u00', '=', ' = ', '#', ' ', '\t', 'max_turns', 'model', 'auto_close', 'channel_id', 'true', '12',
         '-1', '0', '9007199254740993', 'direct', 'autopilot', 'worktree', 'plan', 'DROVER_X', 'PATH', 'main', '..', '@{', '/',
         '\u0000', '\u2028', '\ufeff',

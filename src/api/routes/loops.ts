@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { grants } from '../../domain/auth/scopes.ts';
 import { optionalBody } from '../plugins/optional-body.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import { runRecord } from '../../domain/loops/records.ts';
+import { runRecords } from '../../domain/loops/records.ts';
 import { cancelRun } from '../../domain/loops/runs.ts';
 import * as service from '../../domain/loops/service.ts';
 import type { LoopStats } from '../../store/loops.ts';
@@ -13,7 +13,7 @@ import { MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } fr
 import * as s from '../schemas/loops.ts';
 
 const tags = ['Loops'];
-const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null };
+const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null };
 
 export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function loopsApi(app) {
@@ -48,6 +48,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       successful_runs: (stats ?? NO_STATS).successful_runs,
       failed_runs: (stats ?? NO_STATS).failed_runs,
       active_run_count: (stats ?? NO_STATS).active_run_count,
+      total_cost_usd: (stats ?? NO_STATS).total_cost_usd,
       created_at: iso(loop.created_at),
       updated_at: iso(loop.updated_at),
     });
@@ -119,7 +120,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       },
       async (request, reply) => {
         const run = await service.manualTrigger(ctx, request.principal.org.id, request.params.slug, request.body?.variables);
-        return reply.code(201).send({ run: runRecord(run, request.params.slug) });
+        return reply.code(201).send({ run: (await runRecords(ctx.store.db, [run], request.params.slug))[0] });
       },
     );
 
@@ -130,7 +131,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         const limit = clampLimit(request.query.limit ?? 20, 100);
         const offset = request.query.offset ?? 0;
         const { loop, rows, total } = await service.listRuns(ctx, request.principal.org.id, request.params.slug, request.query.status, { limit, offset });
-        return { runs: rows.map((r) => runRecord(r, loop.slug)), total, limit, offset };
+        return { runs: await runRecords(ctx.store.db, rows, loop.slug), total, limit, offset };
       },
     );
 
@@ -139,7 +140,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       { config: read, schema: { tags, summary: 'Get a run', params: s.RunParams, response: { 200: RunEnvelope, ...errorResponses() } } },
       async (request) => {
         const { loop, run } = await service.getRun(ctx, request.principal.org.id, request.params.slug, request.params.run_id);
-        return { run: runRecord(run, loop.slug) };
+        return { run: (await runRecords(ctx.store.db, [run], loop.slug))[0] };
       },
     );
 
@@ -149,7 +150,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       async (request) => {
         const loop = await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug);
         const run = await cancelRun(ctx, loop, request.params.run_id);
-        return { message: `Run ${run.id} cancelled.`, run: runRecord(run, loop.slug) };
+        return { message: `Run ${run.id} cancelled.`, run: (await runRecords(ctx.store.db, [run], loop.slug))[0] };
       },
     );
   };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
 import type { PodConfig } from '../../domain/pods/model.ts';
+import { podResultsView } from '../../domain/pods/results.ts';
 import * as service from '../../domain/pods/service.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import { MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
@@ -18,6 +19,7 @@ export function podListItem(pod: PodRow) {
     prompt: pod.prompt,
     repository_id: pod.repository_id,
     branch: pod.branch,
+    ...podResultsView(pod),
     created_at: iso(pod.created_at),
     updated_at: iso(pod.updated_at),
   };
@@ -35,6 +37,7 @@ function podDetail(pod: PodRow) {
     max_turns: config.max_turns,
     mode: pod.mode,
     alias: pod.alias,
+    env: config.env ?? {},
     error_message: pod.error_message,
     exit_code: pod.exit_code,
     started_at: isoOrNull(pod.started_at),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES, SLUG_PATTERN } from '../../domain/loops/model.ts';
 import { Id, Limit, Nullable, Offset, OrgParams, Timestamp } from './common.ts';
+import { resultFields } from './pods.ts';
 
 const AutopilotConfig = Type.Object(
   {
@@ -127,6 +128,7 @@ export const Loop = Type.Object(
     successful_runs: Type.Integer(),
     failed_runs: Type.Integer(),
     active_run_count: Type.Integer(),
+    total_cost_usd: Nullable(Type.Number({ description: 'the sum of the costs its runs\' agents reported; null when none reported one' })),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -150,6 +152,7 @@ export const Run = Type.Object(
     finished_at: Nullable(Timestamp),
     duration_sec: Nullable(Type.Number()),
     error_message: Nullable(Type.String()),
+    ...resultFields,
     callback_status: Type.Enum(['none', 'pending', 'delivered', 'failed']),
     created_at: Timestamp,
     updated_at: Timestamp,

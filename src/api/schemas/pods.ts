@@ -5,6 +5,25 @@ import { Id, Limit, Nullable, Offset, OrgParams, Timestamp } from './common.ts';
 export const PodStatus = Type.Enum(POD_STATUSES as string[]);
 export const PodKey = Type.String({ minLength: 1, maxLength: 64 });
 
+const Count = (description: string) => Nullable(Type.Number({ minimum: 0, description }));
+
+/** What the agent reported using (contract §10); each null where the agent does not report it. */
+export const Usage = Type.Object({
+  input_tokens: Count('input tokens read neither from nor into a prompt cache'),
+  output_tokens: Count('output tokens'),
+  cache_read_tokens: Count('input tokens read from the prompt cache'),
+  cache_write_tokens: Count('input tokens written to the prompt cache'),
+  cost_usd: Count('cost in US dollars, as the agent computed it'),
+  turns: Count('model turns of the agent loop'),
+});
+
+/** The agent's results, on pods and on loop runs (their pod's). */
+export const resultFields = {
+  result: Nullable(Type.String({ description: "the agent's final message (at most 64 KiB), null when it gave none" })),
+  session_id: Nullable(Type.String({ description: "the agent's session id, null when it reported none" })),
+  usage: Usage,
+};
+
 const listFields = {
   key: Type.String(),
   status: PodStatus,
@@ -13,6 +32,7 @@ const listFields = {
   prompt: Type.String(),
   repository_id: Nullable(Type.Integer()),
   branch: Nullable(Type.String()),
+  ...resultFields,
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -29,6 +49,7 @@ export const Pod = Type.Object(
     max_turns: Nullable(Type.Integer()),
     mode: Type.Enum(['direct', 'autopilot']),
     alias: Nullable(Type.String()),
+    env: Type.Record(Type.String(), Type.String(), { description: 'the agentfile\'s ENV variables' }),
     error_message: Nullable(Type.String()),
     exit_code: Nullable(Type.Integer()),
     started_at: Nullable(Timestamp),

@@ -3,7 +3,7 @@ import * as runs from '../../store/loop-runs.ts';
 import type { LoopRow, LoopRunRow } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { enqueueWebhook } from '../webhooks/outbox.ts';
-import { runRecord } from './records.ts';
+import { runRecords } from './records.ts';
 
 export const RUN_FINISHED_EVENT = 'loop.run.finished';
 
@@ -18,7 +18,7 @@ export async function announceRunEnd(trx: Executor, ctx: DomainContext, loop: Lo
     url: loop.callback_url,
     secret: ctx.secrets.decrypt(loop.callback_secret_encrypted),
     type: RUN_FINISHED_EVENT,
-    data: { loop: { id: loop.id, slug: loop.slug, name: loop.name }, run: runRecord(run, loop.slug) },
+    data: { loop: { id: loop.id, slug: loop.slug, name: loop.name }, run: (await runRecords(trx, [run], loop.slug))[0] },
     subject: { type: 'loop_run', id: run.id },
   });
 }

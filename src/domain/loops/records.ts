@@ -1,9 +1,16 @@
+import type { Executor } from '../../store/db.ts';
+import { podResultsByKeys, type PodResultsRow } from '../../store/pods.ts';
 import type { LoopRunRow } from '../../store/schema-loops.ts';
+import { podResultsView } from '../pods/results.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** The run record of contract §3, as the API returns it and callbacks carry it. */
-export function runRecord(run: LoopRunRow, loopSlug: string) {
+/**
+ * The run record of contract §3, as the API returns it and callbacks carry it, with its pod's
+ * results (contract §10): read from the pod, so what the agent reported after its run ended (a
+ * cancelled run's pod reporting its usage later) shows too.
+ */
+export function runRecord(run: LoopRunRow, loopSlug: string, pod: PodResultsRow | undefined) {
   return {
     id: run.id,
     loop_id: run.loop_id,
@@ -20,6 +27,7 @@ export function runRecord(run: LoopRunRow, loopSlug: string) {
     finished_at: iso(run.finished_at),
     duration_sec: run.started_at !== null && run.finished_at !== null ? Math.round((run.finished_at - run.started_at) / 100) / 10 : null,
     error_message: run.error_message,
+    ...podResultsView(run.pod_key === null ? undefined : pod),
     callback_status: run.callback_status,
     created_at: new Date(run.created_at).toISOString(),
     updated_at: new Date(run.updated_at).toISOString(),
@@ -27,3 +35,9 @@ export function runRecord(run: LoopRunRow, loopSlug: string) {
 }
 
 export type RunRecord = ReturnType<typeof runRecord>;
+
+/** Run records of one loop's runs, their pods' results read in one query. */
+export async function runRecords(db: Executor, runs: readonly LoopRunRow[], loopSlug: string): Promise<RunRecord[]> {
+  const pods = await podResultsByKeys(db, runs.flatMap((run) => (run.pod_key === null ? [] : [run.pod_key])));
+  return runs.map((run) => runRecord(run, loopSlug, run.pod_key === null ? undefined : pods.get(run.pod_key)));
+}

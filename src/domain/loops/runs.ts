@@ -160,6 +160,7 @@ function layerFor(loop: LoopRow, prompt: string): AgentfileLayer {
     repo: loop.repository_id === null ? null : { id: loop.repository_id },
     branch: loop.branch_name,
     credentials: [],
+    env: {},
   };
 }
 

@@ -16,18 +16,25 @@
  *   REPO <id or name>              all digits → {id}; anything else, or any quoted value → {name}
  *   BRANCH <name>                  a git branch name
  *   CREDENTIAL <ENV_NAME>          may repeat; duplicates are dropped, first occurrence kept
+ *   ENV <NAME> "value"             a non-secret variable for the agent; the value may be bare
+ *                                  when it has no whitespace; may repeat, each NAME once
  *
  * Decisions:
  * - Directive names, CONFIG keys and MODE / enum values are case-sensitive, as written above
  *   (`prompt "x"` is rejected with a hint naming PROMPT): one spelling per thing, no surprises
  *   when the same text is read by other tools.
- * - PROMPT, MODE, REPO and BRANCH may appear once; each CONFIG key once; CREDENTIAL any number.
+ * - PROMPT, MODE, REPO and BRANCH may appear once; each CONFIG key once; CREDENTIAL any number;
+ *   ENV up to 50 names, values up to 4 KiB of UTF-8 without NUL. A name given both as ENV and as
+ *   CREDENTIAL is an error: which value the agent would see would be a guess.
+ * - `CONFIG permission_mode` is read here as a word; whether the agent takes it (contract §10) is
+ *   checked where the agent is known (launch.ts).
  * - A bare PROMPT (`PROMPT fix it`) is rejected: the prompt is a quoted string or a heredoc.
  * - The prompt may be empty (`PROMPT ""`, or a heredoc with no lines) but never contains NUL,
  *   which no process argument or environment variable can carry.
  * - CRLF line endings are accepted (one `\r` before each `\n` is dropped, heredoc bodies included).
  * - Input is capped at 64 KiB (UTF-8) and 2,000 lines.
  */
+import { envNameProblem } from '../../agents/environment.ts';
 import { AppError } from '../../errors.ts';
 
 export interface AgentfileConfig {
@@ -49,17 +56,21 @@ export interface AgentfileLayer {
   repo: { id: number } | { name: string } | null;
   branch: string | null;
   credentials: string[];
+  /** `ENV` variables, in the order given. */
+  env: Record<string, string>;
 }
 
 export const AGENTFILE_MAX_BYTES = 64 * 1024;
 export const AGENTFILE_MAX_LINES = 2000;
 
-export const AGENTFILE_DIRECTIVES = ['PROMPT', 'MODE', 'CONFIG', 'REPO', 'BRANCH', 'CREDENTIAL'] as const;
+export const AGENTFILE_DIRECTIVES = ['PROMPT', 'MODE', 'CONFIG', 'REPO', 'BRANCH', 'CREDENTIAL', 'ENV'] as const;
 export const AGENTFILE_MODES = ['direct', 'autopilot'] as const;
 /** How the runner isolates the pod's workspace: a git worktree off its clone cache, or a plain directory. */
 export const SANDBOX_TYPES = ['worktree', 'none'] as const;
-/** Claude Code's `--permission-mode` values. */
-export const PERMISSION_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'plan'] as const;
+/** A permission mode's shape (which values an agent takes is its own: `permissionModeProblem`). */
+const PERMISSION_MODE_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+export const MAX_ENV_VARIABLES = 50;
+export const MAX_ENV_VALUE_BYTES = 4096;
 export const CONFIG_KEYS = [
   'model',
   'max_turns',
@@ -231,8 +242,8 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
       if ((SANDBOX_TYPES as readonly string[]).includes(raw)) return raw;
       return fail(lineNo, `${what} must be one of ${oneOf(SANDBOX_TYPES)}, got ${show(raw)}`);
     case 'permission_mode':
-      if ((PERMISSION_MODES as readonly string[]).includes(raw)) return raw;
-      return fail(lineNo, `${what} must be one of ${oneOf(PERMISSION_MODES)}, got ${show(raw)}`);
+      if (PERMISSION_MODE_WORD.test(raw)) return raw;
+      return fail(lineNo, `${what} must be a mode name such as acceptEdits, workspace-write or auto_edit, got ${show(raw)}`);
   }
 }
 
@@ -259,6 +270,20 @@ function parseCredential(arg: string, lineNo: number): string {
   return value;
 }
 
+/** `ENV NAME "value"` (or `ENV NAME value` when the value is one word). */
+function parseEnv(arg: string, lineNo: number): [string, string] {
+  const space = arg.search(/\s/);
+  if (space === -1) fail(lineNo, 'ENV expects NAME "value"');
+  const name = arg.slice(0, space);
+  const problem = envNameProblem(name);
+  if (problem !== null) fail(lineNo, `ENV ${problem}`);
+  const { value } = readValue(arg.slice(space).trim(), lineNo, `ENV ${name}`);
+  if (/\s/.test(value) && !arg.slice(space).trim().startsWith('"')) fail(lineNo, `ENV ${name}: quote a value that contains whitespace ("…")`);
+  if (value.includes('\u0000')) fail(lineNo, `ENV ${name} must not contain NUL characters`);
+  if (Buffer.byteLength(value, 'utf8') > MAX_ENV_VALUE_BYTES) fail(lineNo, `ENV ${name} must be at most ${MAX_ENV_VALUE_BYTES} bytes`);
+  return [name, value];
+}
+
 /** Splits text into lines, dropping the `\r` of CRLF endings; enforces the size limits. */
 function splitLines(text: string): string[] {
   if (Buffer.byteLength(text, 'utf8') > AGENTFILE_MAX_BYTES) fail(null, `must be at most ${AGENTFILE_MAX_BYTES} bytes`);
@@ -279,7 +304,9 @@ export function parseAgentfileLayer(text: string): AgentfileLayer {
 export function parseAgentfileLayerWithLines(text: string): { layer: AgentfileLayer; lines: AgentfileLines } {
   if (typeof text !== 'string') fail(null, 'must be a string');
   const lines = splitLines(text);
-  const result: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [] };
+  const result: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {} };
+  const envLines = new Map<string, number>();
+  const credentialLines = new Map<string, number>();
   const seen: Record<string, number> = {};
   const once = (key: keyof AgentfileLines, lineNo: number) => {
     const first = seen[key];
@@ -360,7 +387,21 @@ export function parseAgentfileLayerWithLines(text: string): { layer: AgentfileLa
       }
       case 'CREDENTIAL': {
         const name = parseCredential(arg, lineNo);
+        const envLine = envLines.get(name);
+        if (envLine !== undefined) fail(lineNo, `${name} is given both as ENV (line ${envLine}) and as CREDENTIAL`);
         if (!result.credentials.includes(name)) result.credentials.push(name);
+        if (!credentialLines.has(name)) credentialLines.set(name, lineNo);
+        break;
+      }
+      case 'ENV': {
+        const [name, value] = parseEnv(arg, lineNo);
+        const first = envLines.get(name);
+        if (first !== undefined) fail(lineNo, `ENV ${name} given twice (first on line ${first})`);
+        const credentialLine = credentialLines.get(name);
+        if (credentialLine !== undefined) fail(lineNo, `${name} is given both as CREDENTIAL (line ${credentialLine}) and as ENV`);
+        if (envLines.size >= MAX_ENV_VARIABLES) fail(lineNo, `at most ${MAX_ENV_VARIABLES} ENV variables`);
+        envLines.set(name, lineNo);
+        result.env[name] = value;
         break;
       }
     }

@@ -14,7 +14,8 @@ import type { DomainContext } from '../context.ts';
 import { isAvailable, pickRunner } from '../runners/selection.ts';
 import { canonicalSlug } from '../tickets/model.ts';
 import { agentfileError, type AgentfileLayer, type AgentfileLines } from './agentfile.ts';
-import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
+import { isBuiltinAgentSlug, permissionModeProblem } from '../../agents/builtin.ts';
+import { EMPTY_USAGE_COLUMNS } from './results.ts';
 import { DEFAULT_ITERATION_TIMEOUT_SEC, DEFAULT_MAX_ITERATIONS, POD_TOKEN_PREFIX_LENGTH, newPodKey, newPodToken, type PodConfig } from './model.ts';
 
 /** The API's fields of a new pod (POST /pods), the agentfile text aside. */
@@ -102,6 +103,9 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
   if (!isBuiltinAgentSlug(input.agent_slug) && !(await references.customAgentExists(input.agent_slug))) {
     throw invalid('/agent_slug', `"${input.agent_slug}" is neither a built-in agent nor a custom agent of this organization`);
   }
+  const mode = layer.config.permission_mode;
+  const modeProblem = mode === undefined ? null : permissionModeProblem(input.agent_slug, mode);
+  if (modeProblem !== null) throw agentfileError(lines['CONFIG permission_mode'] ?? null, `CONFIG ${modeProblem}`);
   const repository = await references.repository(layer, lines);
   const channelId = layer.config.channel_id ?? null;
   if (channelId !== null && !(await references.channelExists(channelId))) {
@@ -122,6 +126,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     max_iterations: layer.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
+    env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,
     resume_session_id: extras.resumeSessionId ?? null,
@@ -151,6 +156,8 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     error_message: null,
     exit_code: null,
     session_id: null,
+    result: null,
+    ...EMPTY_USAGE_COLUMNS,
     started_at: null,
     deadline_at: null,
     finished_at: null,

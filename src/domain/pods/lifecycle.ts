@@ -3,6 +3,8 @@ import type { DomainContext } from '../context.ts';
 import * as pods from '../../store/pods.ts';
 import type { PodRow, PodStatus } from '../../store/schema-runners.ts';
 import { ACTIVE_STATUSES, type PodConfig } from './model.ts';
+import { usageColumns } from './results.ts';
+import type { PodUsage } from '../../gateway/protocol.ts';
 
 /**
  * What runners report, applied to the stored pods. Every step is a guarded transition
@@ -15,6 +17,8 @@ export interface PodOutcome {
   exit_code: number | null;
   error_message: string | null;
   session_id: string | null;
+  result?: string | null;
+  usage?: PodUsage | null;
 }
 
 async function tellChannel(ctx: DomainContext, pod: PodRow, text: string): Promise<void> {
@@ -47,6 +51,8 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     exit_code: result.exit_code,
     error_message: result.error_message,
     session_id: result.session_id,
+    result: result.result ?? null,
+    ...usageColumns(result.usage),
     finished_at: now,
     updated_at: now,
   };
@@ -55,10 +61,17 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     await afterEnd(ctx, ended);
     return;
   }
-  // Already ended on the server (terminated through the API, timed out): keep its status, add what the runner knows.
+  // Already ended on the server (terminated through the API, timed out): keep its status, add what
+  // the runner knows (what the agent used until it was stopped counts too).
   const pod = await pods.findPodByKey(ctx.store.db, result.key);
   if (!pod || pod.runner_id !== runnerId) return;
-  await pods.updatePod(ctx.store.db, pod.id, { exit_code: pod.exit_code ?? result.exit_code, session_id: pod.session_id ?? result.session_id, updated_at: now });
+  const reported = pod.result !== null || pod.usage_input_tokens !== null || pod.usage_output_tokens !== null || pod.usage_cost_usd !== null;
+  await pods.updatePod(ctx.store.db, pod.id, {
+    exit_code: pod.exit_code ?? result.exit_code,
+    session_id: pod.session_id ?? result.session_id,
+    ...(reported ? {} : { result: result.result ?? null, ...usageColumns(result.usage) }),
+    updated_at: now,
+  });
 }
 
 /** The runner came back without a pod it should have, or never came back: the pod failed. */

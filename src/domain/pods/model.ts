@@ -15,6 +15,8 @@ export interface PodConfig {
   max_iterations: number;
   iteration_timeout_sec: number;
   permission_mode: string | null;
+  /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
+  env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
   persistent_key: string | null;
   keep_workspace: boolean;
