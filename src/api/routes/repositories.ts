@@ -60,7 +60,8 @@ export const repositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
           tags,
           operationId: 'listRepositoryBranches', summary: "List the repository's branches, read live from its provider with the caller's access token",
           description:
-            'The token (query `access_token` or header `X-Git-Access-Token`, the header winning) is used for this call only: ' +
+            'One of the query parameter `access_token` and the header `X-Git-Access-Token` is required (400 without either; ' +
+            'OpenAPI cannot mark two parameters as alternatives). The header wins if both are sent. The token is used for this call only: ' +
             'it is never stored or logged. A token the provider refuses is 400; other provider failures are 502 PROVIDER_ERROR.',
           params: s.RepositoryParams,
           querystring: s.BranchesQuery,

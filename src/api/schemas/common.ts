@@ -94,17 +94,22 @@ export const OrgSlugParam = Text({ maxLength: 64, description: "the organization
 export const OrgParams = Type.Object({ org: OrgSlugParam });
 
 /** `Idempotency-Key` on creating POSTs (contract §1); validated here, honoured by the idempotency plugin. */
+export const VISIBLE_ASCII = explainedPattern('^[\\x21-\\x7e]+$', 'must be visible ASCII characters (no spaces)');
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
-    Text({
+    Type.String({
       minLength: 1,
       maxLength: 255,
+      pattern: VISIBLE_ASCII,
       description:
         'Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; ' +
         'with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS.',
     }),
   ),
 });
+
+/** A route without query parameters refuses any (a typo must not be silently ignored). */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /** `limit` must be a positive integer; values above the maximum are clamped by `clampLimit`. */
 export const Limit = (defaultValue: number, maximum: number) =>
