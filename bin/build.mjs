@@ -9,11 +9,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = path.join(ROOT, 'src');
-const ENTRY = path.join(SOURCES, 'main.ts');
 const BUILD_DIR = path.join(ROOT, '.build');
-const BUNDLE = path.join(BUILD_DIR, 'main.mjs');
-/** Names the sources a bundle was built from. */
-const STAMP = path.join(BUILD_DIR, 'main.sources');
+/**
+ * The bundles: `main` (the server, runners, administration) and `cli` (the API client commands,
+ * which must start fast: it holds none of Fastify, Kysely, pino or the database drivers).
+ */
+const ENTRIES = { main: path.join(SOURCES, 'main.ts'), cli: path.join(SOURCES, 'cli', 'client', 'main.ts') };
 
 /**
  * A digest of everything the bundle is made from: the sources, package.json (inlined for
@@ -47,26 +48,32 @@ function writable(dir) {
 }
 
 /**
- * The file URL of the module to run: an up-to-date bundle of src/main.ts in <package>/.build (one
- * level below the package root like src/, which src/paths.ts relies on), or, when the package
- * directory is read-only and its bundle is missing or stale, src/main.ts itself through tsx.
+ * The file URL of the module to run for `entry` ("main" or "cli"): an up-to-date bundle of its
+ * sources in <package>/.build/<entry>.mjs (one level below the package root like src/, which
+ * src/paths.ts relies on), or, when the package directory is read-only and its bundle is missing or
+ * stale, the TypeScript entry itself through tsx.
  */
-export async function entryModule() {
+export async function entryModule(entry = 'main') {
+  const source = ENTRIES[entry];
+  if (!source) throw new Error(`no bundle entry "${entry}"`);
+  const bundle = path.join(BUILD_DIR, `${entry}.mjs`);
+  /** Names the sources a bundle was built from. */
+  const stamp = path.join(BUILD_DIR, `${entry}.sources`);
   const digest = sourcesDigest();
-  const current = fs.existsSync(BUNDLE) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, 'utf8') === digest;
-  if (current) return pathToFileURL(BUNDLE).href;
+  const current = fs.existsSync(bundle) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === digest;
+  if (current) return pathToFileURL(bundle).href;
   if (!writable(BUILD_DIR)) {
     const { register } = await import('tsx/esm/api');
     register();
-    return pathToFileURL(ENTRY).href;
+    return pathToFileURL(source).href;
   }
   const { build, stop } = await import('esbuild');
   // Written next to the target and renamed over it: processes starting together never see half a
   // file. The stamp goes last, so a bundle is only taken for current once it is complete.
   const suffix = `${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   await build({
-    entryPoints: [ENTRY],
-    outfile: `${BUNDLE}.${suffix}`,
+    entryPoints: [source],
+    outfile: `${bundle}.${suffix}`,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -75,8 +82,8 @@ export async function entryModule() {
     keepNames: true,
     logLevel: 'error',
   }).finally(() => stop()); // esbuild's service process would otherwise live as long as drover
-  fs.renameSync(`${BUNDLE}.${suffix}`, BUNDLE);
-  fs.writeFileSync(`${STAMP}.${suffix}`, digest);
-  fs.renameSync(`${STAMP}.${suffix}`, STAMP);
-  return pathToFileURL(BUNDLE).href;
+  fs.renameSync(`${bundle}.${suffix}`, bundle);
+  fs.writeFileSync(`${stamp}.${suffix}`, digest);
+  fs.renameSync(`${stamp}.${suffix}`, stamp);
+  return pathToFileURL(bundle).href;
 }
