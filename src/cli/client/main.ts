@@ -118,7 +118,8 @@ export async function runClient(argv: string[], io: ClientIo): Promise<number> {
       signal: io.signal,
       readStdin: () => readAll(io.stdin),
     };
-    return (await command.run(ctx, parsed)) ?? EXIT.OK;
+    const code = (await command.run(ctx, parsed)) ?? EXIT.OK;
+    return io.signal.aborted ? 130 : code;
   } catch (error) {
     if (io.signal.aborted) return 130;
     if (error instanceof UsageError) return failure(error, io.err, command);
@@ -129,9 +130,13 @@ export async function runClient(argv: string[], io: ClientIo): Promise<number> {
 /** The bundle's entry (bin/drover.mjs): the process's own streams, environment and signals. */
 export async function main(argv: string[]): Promise<void> {
   const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Streams stop at once (and the command exits 130/143); a request in flight gets 0.2 s to end.
+  const stop = (code: number) => () => {
+    controller.abort();
+    setTimeout(() => process.exit(code), 200).unref();
+  };
+  process.once('SIGINT', stop(130));
+  process.once('SIGTERM', stop(143));
   const code = await runClient(argv, { out: process.stdout, err: process.stderr, env: process.env, stdin: process.stdin, signal: controller.signal });
   // Idle keep-alive sockets must not hold the process: exit once what was written has been flushed.
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

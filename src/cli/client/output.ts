@@ -44,8 +44,10 @@ export function record(object: Record<string, unknown>, hide: Record<string, str
     keys
       .map((key) => {
         const value = object[key];
-        const shown = key in hide && value !== null && value !== undefined ? hide[key] : typeof value === 'string' && value.includes('\n') ? `\n${indent(value)}` : cell(value, 10_000);
-        return `${key.padEnd(width)}  ${shown}`;
+        if (key in hide && value !== null && value !== undefined) return `${key.padEnd(width)}  ${hide[key]}`;
+        // Text of several lines (a description, a prompt) goes below its key, indented.
+        if (typeof value === 'string' && value.includes('\n')) return `${key}\n${indent(value)}`;
+        return `${key.padEnd(width)}  ${cell(value, 10_000)}`;
       })
       .join('\n') + '\n'
   );

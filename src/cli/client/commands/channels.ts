@@ -22,7 +22,8 @@ function showChannel({ channel }: { channel: Schemas['Channel'] }): string {
   return record(rest) + (document ? `\n${document.replace(/\n*$/, '\n')}` : '');
 }
 
-const line = (m: Message) => `#${m.id}  ${when(m.created_at)}  ${m.sender_type}${m.pod_key ? ` (${m.pod_key})` : ''}: ${m.content}\n`;
+/** One message; the lines of a multi-line message after the first are indented. */
+const line = (m: Message) => `#${m.id}  ${when(m.created_at)}  ${m.sender_type}${m.pod_key ? ` (${m.pod_key})` : ''}: ${m.content.replace(/\n/g, '\n    ')}\n`;
 
 const channelId = (p: Parsed) => toInteger('ID', p.positionals[0], 1);
 const idPath = (client: DroverClient, p: Parsed) => ({ ...client.path, id: channelId(p) });

@@ -48,7 +48,7 @@ export const repositoryCommands: Command[] = [
     args: ['ID'],
     options: { 'access-token': { type: 'string', value: 'TOKEN', description: 'your Git provider token (default $DROVER_GIT_ACCESS_TOKEN)' } },
     notes: ['The token travels in the X-Git-Access-Token header; prefer DROVER_GIT_ACCESS_TOKEN to keep it out of the process list.'],
-    examples: ['DROVER_GIT_ACCESS_TOKEN=ghp_… drover repos branches 1'],
+    examples: ['drover repos branches 1 --access-token "$GITHUB_TOKEN"', 'DROVER_GIT_ACCESS_TOKEN=ghp_… drover repos branches 1'],
     async run(ctx, p) {
       const client = ctx.client();
       const token = read.string(p, 'access-token') ?? ctx.env.DROVER_GIT_ACCESS_TOKEN;
