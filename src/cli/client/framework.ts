@@ -184,6 +184,15 @@ export function pairs(values: string[], option: string): Record<string, string> 
   return result;
 }
 
+/** `--limit` and `--offset` of a paged list; `size` says its default and maximum. */
+export const pageOptions = (size: string): Record<string, OptionSpec> => ({
+  limit: { type: 'string', value: 'N', description: `page size (${size})` },
+  offset: { type: 'string', value: 'N', description: 'skip this many' },
+});
+
+/** The `limit` and `offset` query parameters from pageOptions' flags. */
+export const pageQuery = (p: Parsed) => defined({ limit: read.integer(p, 'limit', 1), offset: read.integer(p, 'offset') });
+
 /** Drops undefined fields: the API takes what is given and refuses unknown or null where not allowed. */
 export function defined<T extends Record<string, unknown>>(object: T): T {
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as T;

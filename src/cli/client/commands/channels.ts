@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { followEvents } from '../../../client/sse.ts';
-import { EXIT, UsageError, defined, read, toInteger, type Command, type CommandContext, type Parsed } from '../framework.ts';
+import { EXIT, UsageError, defined, pageOptions, pageQuery, read, toInteger, type Command, type CommandContext, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 
 type Message = Schemas['ChannelMessage'];
@@ -87,8 +87,7 @@ export const channelCommands: Command[] = [
       repository: { type: 'string', value: 'ID', description: 'only channels of this repository' },
       ticket: { type: 'string', value: 'SLUG', description: 'only channels of this ticket' },
       archived: { type: 'boolean', description: 'include archived channels' },
-      limit: { type: 'string', value: 'N', description: 'page size (default 100, at most 100)' },
-      offset: { type: 'string', value: 'N', description: 'skip this many' },
+      ...pageOptions('default 100, at most 100'),
     },
     examples: ['drover channels list', 'drover channels list --ticket ACME-12 --archived'],
     async run(ctx, p) {
@@ -97,8 +96,7 @@ export const channelCommands: Command[] = [
         repository_id: read.integer(p, 'repository', 1),
         ticket_slug: read.string(p, 'ticket'),
         include_archived: read.flag(p, 'archived') ? ('true' as const) : undefined,
-        limit: read.integer(p, 'limit', 1),
-        offset: read.integer(p, 'offset'),
+        ...pageQuery(p),
       });
       const answer = await client.call(client.api.GET(`${ORG_BASE}/channels`, { params: { path: client.path, query } }));
       show(ctx, answer, (d) => table(d.channels, channelColumns, 'No channels.') + pageNote(d.channels.length, d.total, d.offset, 'channels'));

@@ -2,7 +2,7 @@ import { ORG_BASE, type Answer, type DroverClient, type Schemas, type paths } fr
 
 type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['requestBody']>['content']['application/json'];
 type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put']['requestBody']>['content']['application/json'];
-import { EXIT, UsageError, defined, pairs, read, toInteger, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
+import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, toInteger, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 
 const RUN_STATUSES = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'] as const;
@@ -115,11 +115,11 @@ export const loopCommands: Command[] = [
   {
     name: 'loops list',
     summary: 'List loops, newest first.',
-    options: { limit: { type: 'string', value: 'N', description: 'page size (default: all, at most 100 a page)' }, offset: { type: 'string', value: 'N', description: 'skip this many' } },
+    options: pageOptions('default: all of them; at most 100 a page'),
     examples: ['drover loops list'],
     async run(ctx, p) {
       const client = ctx.client();
-      const query = defined({ limit: read.integer(p, 'limit', 1), offset: read.integer(p, 'offset') });
+      const query = pageQuery(p);
       const answer = await client.call(client.api.GET(`${ORG_BASE}/loops`, { params: { path: client.path, query } }));
       show(ctx, answer, (d) => table(d.loops, loopColumns, 'No loops.') + pageNote(d.loops.length, d.total, query.offset ?? 0, 'loops'));
     },
@@ -217,13 +217,12 @@ export const loopCommands: Command[] = [
     args: ['SLUG'],
     options: {
       status: { type: 'string', value: 'STATUS', description: RUN_STATUSES.join(', ') },
-      limit: { type: 'string', value: 'N', description: 'page size (default 20, at most 100)' },
-      offset: { type: 'string', value: 'N', description: 'skip this many' },
+      ...pageOptions('default 20, at most 100'),
     },
     examples: ['drover loops runs nightly-triage', 'drover loops runs nightly-triage --status failed'],
     async run(ctx, p) {
       const client = ctx.client();
-      const query = defined({ status: read.oneOf(p, 'status', RUN_STATUSES), limit: read.integer(p, 'limit', 1), offset: read.integer(p, 'offset') });
+      const query = { ...pageQuery(p), ...defined({ status: read.oneOf(p, 'status', RUN_STATUSES) }) };
       const answer = await client.call(client.api.GET(`${ORG_BASE}/loops/{slug}/runs`, { params: { path: slugPath(client, p), query } }));
       show(ctx, answer, (d) => table(d.runs, runColumns, 'No runs.') + pageNote(d.runs.length, d.total, d.offset, 'runs'));
     },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { followOutput } from '../../../client/sse.ts';
-import { EXIT, UsageError, defined, read, type Command, type CommandContext } from '../framework.ts';
+import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 
 export const POD_STATUSES = ['initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'] as const;
@@ -32,7 +32,7 @@ async function streamOutput(ctx: CommandContext, client: DroverClient, key: stri
 }
 
 /** The agentfile for `pods run`: the file's directives, then the prompt as one JSON-quoted PROMPT line. */
-function agentfile(ctx: CommandContext, prompt: string | undefined, file: string | undefined): string | undefined {
+function agentfile(prompt: string | undefined, file: string | undefined): string | undefined {
   const lines: string[] = [];
   if (file !== undefined) {
     try {
@@ -51,13 +51,12 @@ export const podCommands: Command[] = [
     summary: 'List pods, newest first.',
     options: {
       status: { type: 'string', value: 'STATUS', description: POD_STATUSES.join(', ') },
-      limit: { type: 'string', value: 'N', description: 'page size (default 20, at most 100)' },
-      offset: { type: 'string', value: 'N', description: 'skip this many' },
+      ...pageOptions('default 20, at most 100'),
     },
     examples: ['drover pods list', 'drover pods list --status running'],
     async run(ctx, p) {
       const client = ctx.client();
-      const query = defined({ status: read.oneOf(p, 'status', POD_STATUSES), limit: read.integer(p, 'limit', 1), offset: read.integer(p, 'offset') });
+      const query = { ...pageQuery(p), ...defined({ status: read.oneOf(p, 'status', POD_STATUSES) }) };
       const answer = await client.call(client.api.GET(`${ORG_BASE}/pods`, { params: { path: client.path, query } }));
       show(ctx, answer, (d) => table(d.pods, podColumns, 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
     },
@@ -94,7 +93,7 @@ export const podCommands: Command[] = [
       if (prompt === '-') prompt = await ctx.readStdin();
       const body = defined({
         agent_slug: agent,
-        agentfile_layer: agentfile(ctx, prompt, read.string(p, 'agentfile')),
+        agentfile_layer: agentfile(prompt, read.string(p, 'agentfile')),
         runner_id: read.integer(p, 'runner', 1),
         ticket_slug: read.string(p, 'ticket'),
         alias: read.string(p, 'alias'),

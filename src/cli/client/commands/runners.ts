@@ -1,5 +1,5 @@
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
-import { defined, read, toInteger, type Command, type Parsed } from '../framework.ts';
+import { defined, pageOptions, pageQuery, read, toInteger, type Command, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 import { POD_STATUSES, podColumns } from './pods.ts';
 
@@ -46,13 +46,12 @@ export const runnerCommands: Command[] = [
     args: ['ID'],
     options: {
       status: { type: 'string', value: 'STATUS', description: POD_STATUSES.join(', ') },
-      limit: { type: 'string', value: 'N', description: 'page size (default 50, at most 100)' },
-      offset: { type: 'string', value: 'N', description: 'skip this many' },
+      ...pageOptions('default 50, at most 100'),
     },
     examples: ['drover runners pods 2 --status running'],
     async run(ctx, p) {
       const client = ctx.client();
-      const query = defined({ status: read.oneOf(p, 'status', POD_STATUSES), limit: read.integer(p, 'limit', 1), offset: read.integer(p, 'offset') });
+      const query = { ...pageQuery(p), ...defined({ status: read.oneOf(p, 'status', POD_STATUSES) }) };
       const answer = await client.call(client.api.GET(`${ORG_BASE}/runners/{id}/pods`, { params: { path: idPath(client, p), query } }));
       show(ctx, answer, (d) => table(d.pods, podColumns, 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
     },

@@ -1,5 +1,5 @@
 import { ORG_BASE, type Schemas } from '../../../client/index.ts';
-import { UsageError, defined, read, type Command } from '../framework.ts';
+import { UsageError, defined, pageOptions, pageQuery, read, type Command } from '../framework.ts';
 import { pageNote, record, show, table, type Column } from '../output.ts';
 
 const TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
@@ -40,8 +40,7 @@ export const ticketCommands: Command[] = [
       label: { type: 'string', multiple: true, value: 'LABEL', description: 'only tickets with this label' },
       assignee: { type: 'string', value: 'USER_ID', description: 'only tickets assigned to this user' },
       repository: { type: 'string', value: 'ID', description: 'only tickets of this repository' },
-      limit: { type: 'string', value: 'N', description: 'page size (default 20, at most 100)' },
-      offset: { type: 'string', value: 'N', description: 'skip this many' },
+      ...pageOptions('default 20, at most 100'),
     },
     examples: ['drover tickets list', 'drover tickets list --status todo --label api --limit 50'],
     async run(ctx, p) {
@@ -53,8 +52,7 @@ export const ticketCommands: Command[] = [
         labels: labels.length > 0 ? labels.join(',') : undefined,
         assignee_id: read.integer(p, 'assignee', 1),
         repository_id: read.integer(p, 'repository', 1),
-        limit: read.integer(p, 'limit', 1),
-        offset: read.integer(p, 'offset'),
+        ...pageQuery(p),
       });
       const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets`, { params: { path: client.path, query } }));
       show(ctx, answer, (d) => table(d.tickets, columns, 'No tickets.') + pageNote(d.tickets.length, d.total, d.offset, 'tickets'));
