@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { networkCause } from '../client/index.ts';
+import { networkCause } from '../client/network.ts';
 
 type Flags = Record<string, string | undefined>;
 

@@ -5,7 +5,10 @@
  * as an UnreachableError naming the URL and the cause, and each response's JSON text as sent.
  */
 import createClient, { type Client } from 'openapi-fetch';
+import { networkCause } from './network.ts';
 import type { components, paths } from './schema.ts';
+
+export { networkCause } from './network.ts';
 
 export type { components, paths } from './schema.ts';
 export type Schemas = components['schemas'];
@@ -43,16 +46,6 @@ export class UnreachableError extends Error {
     super(`cannot reach ${url}: ${reason}`);
     this.name = 'UnreachableError';
   }
-}
-
-/** The system error code behind a failed fetch (undici wraps it, sometimes in an AggregateError). */
-export function networkCause(error: unknown): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return `no answer (${error.message})`;
-  let cause = (error as { cause?: unknown })?.cause ?? error;
-  if (cause instanceof AggregateError && cause.errors.length > 0) cause = cause.errors[0];
-  const code = (cause as { code?: unknown })?.code;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return typeof code === 'string' ? (message.includes(code) ? message : `${code} (${message})`) : message;
 }
 
 export interface ClientOptions {

@@ -256,6 +256,18 @@ describe('drover admin: where the admin token comes from, and errors', () => {
     expect(serve.stdout).not.toMatch(/listening/);
   });
 
+  it('a runner that cannot reach its server to register names the URL and the cause', async () => {
+    const port = await unusedPort();
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-runner-unreachable-'));
+    try {
+      const result = await runDrover(['runner', '--server', `http://127.0.0.1:${port}`, '--token', 'drvreg_unused', '--work-dir', workDir], { cwd: fixture.cwd });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^drover: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/runner/register: .*ECONNREFUSED`));
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
   it('a bad flag of serve or runner is a usage error (exit 2) with the usage', async () => {
     const [serve, runner] = await Promise.all([runDrover(['serve', '--bogus'], { cwd: fixture.cwd }), runDrover(['runner', '--bogus'], { cwd: fixture.cwd })]);
     for (const result of [serve, runner]) {
