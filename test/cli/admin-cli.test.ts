@@ -268,6 +268,22 @@ describe('drover admin: where the admin token comes from, and errors', () => {
     }
   });
 
+  it('a server that cannot reach its PostgreSQL names the URL (without the password) and the cause', async () => {
+    const port = await unusedPort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-serve-unreachable-'));
+    try {
+      const result = await runDrover(['serve', '--port', '0', '--data-dir', dataDir], {
+        cwd: fixture.cwd,
+        env: { DATABASE_URL: `postgres://drover:hunter2secret@127.0.0.1:${port}/drover` },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^drover: cannot reach the database at postgres://drover:\\*\\*\\*@127\\.0\\.0\\.1:${port}/drover: .*ECONNREFUSED`));
+      expect(result.stderr + result.stdout).not.toContain('hunter2secret');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('a bad flag of serve or runner is a usage error (exit 2) with the usage', async () => {
     const [serve, runner] = await Promise.all([runDrover(['serve', '--bogus'], { cwd: fixture.cwd }), runDrover(['runner', '--bogus'], { cwd: fixture.cwd })]);
     for (const result of [serve, runner]) {
