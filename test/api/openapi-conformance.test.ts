@@ -40,7 +40,7 @@ import { valueFor, type Schema, type SchemaContext } from '../helpers/schema-arb
 import { violations, type RequestParts } from '../helpers/schema-violations.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 
 /**
  * Fields whose values only the server can judge, by operation: ids and slugs that must name
