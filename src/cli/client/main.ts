@@ -69,6 +69,9 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The exit code of a command stopped by a signal: 130 (SIGINT) or 143 (SIGTERM), as the abort says. */
+const interrupted = (signal: AbortSignal): number => (typeof signal.reason === 'number' ? signal.reason : 130);
+
 /** Runs one client command line; answers its exit code. */
 export async function runClient(argv: string[], io: ClientIo): Promise<number> {
   const [first, second] = argv;
@@ -119,9 +122,9 @@ export async function runClient(argv: string[], io: ClientIo): Promise<number> {
       readStdin: () => readAll(io.stdin),
     };
     const code = (await command.run(ctx, parsed)) ?? EXIT.OK;
-    return io.signal.aborted ? 130 : code;
+    return io.signal.aborted ? interrupted(io.signal) : code;
   } catch (error) {
-    if (io.signal.aborted) return 130;
+    if (io.signal.aborted) return interrupted(io.signal);
     if (error instanceof UsageError) return failure(error, io.err, command);
     return failure(error, io.err);
   }
@@ -132,7 +135,7 @@ export async function main(argv: string[]): Promise<void> {
   const controller = new AbortController();
   // Streams stop at once (and the command exits 130/143); a request in flight gets 0.2 s to end.
   const stop = (code: number) => () => {
-    controller.abort();
+    controller.abort(code);
     setTimeout(() => process.exit(code), 200).unref();
   };
   process.once('SIGINT', stop(130));
