@@ -1,39 +1,84 @@
-// Keeps a bundled JavaScript build of the TypeScript sources in <package>/.build, rebuilt with
+// Keeps bundled JavaScript builds of the TypeScript sources in <package>/.build, rebuilt with
 // esbuild (~0.1 s) whenever the sources changed, so `npm install` stays the only setup step and no
 // TypeScript loader runs in production: the tsx loader thread alone costs a Drover process ~37 MB
 // of memory, and every fork of a larger process costs more (see src/runner/launcher-child.mjs).
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = path.join(ROOT, 'src');
-const ENTRY = path.join(SOURCES, 'main.ts');
 const BUILD_DIR = path.join(ROOT, '.build');
-const BUNDLE = path.join(BUILD_DIR, 'main.mjs');
-/** Names the sources a bundle was built from. */
-const STAMP = path.join(BUILD_DIR, 'main.sources');
+const THIS_FILE = fileURLToPath(import.meta.url);
 
 /**
- * A digest of everything the bundle is made from: the sources, package.json (inlined for
- * `--version`) and this script. Contents, not modification times: files unpacked with old or
- * future timestamps, or saved during a build, must not keep an old bundle or rebuild forever.
+ * The bundles: `main` (the server, runners, administration; packages stay in node_modules) and
+ * `cli` (the API client commands, which must start fast: none of Fastify, Kysely, pino or the
+ * database drivers, and its two small packages inlined so that nothing is resolved at start).
  */
-function sourcesDigest() {
-  const hash = crypto.createHash('sha256');
-  const add = (file) => hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+const ENTRIES = {
+  main: { source: path.join(SOURCES, 'main.ts'), packages: 'external' },
+  cli: { source: path.join(SOURCES, 'cli', 'client', 'main.ts'), packages: undefined },
+};
+
+/** Everything a bundle is made from: the sources, package.json (inlined for `--version`), the lock file (inlined packages) and this script. */
+function sourceFiles() {
+  const files = [];
   const walk = (dir) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (/\.(ts|mjs|json)$/.test(entry.name)) add(full);
+      else if (/\.(ts|mjs|json)$/.test(entry.name)) files.push(full);
     }
   };
   walk(SOURCES);
-  add(path.join(ROOT, 'package.json'));
-  add(fileURLToPath(import.meta.url));
+  for (const file of [path.join(ROOT, 'package.json'), path.join(ROOT, 'package-lock.json'), THIS_FILE]) if (fs.existsSync(file)) files.push(file);
+  return files;
+}
+
+/**
+ * What the file system says of each file: size, modification and change time. ctime cannot be set
+ * back (any write or rename moves it), so equal stats mean equal contents; unequal stats prove
+ * nothing (a touch, a checkout of the same text), and then the contents decide.
+ */
+function statsOf(files) {
+  return Object.fromEntries(
+    files.map((file) => {
+      const s = fs.statSync(file);
+      return [path.relative(ROOT, file), `${s.size}:${s.mtimeMs}:${s.ctimeMs}`];
+    }),
+  );
+}
+
+/**
+ * A digest of the files' contents: files unpacked with old or future timestamps, or saved during
+ * a build, must not keep an old bundle or rebuild forever.
+ */
+async function contentsDigest(files) {
+  const { createHash } = await import('node:crypto');
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
   return hash.digest('hex');
+}
+
+function readStamp(file) {
+  try {
+    const stamp = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return typeof stamp?.digest === 'string' && typeof stamp.stats === 'object' ? stamp : null;
+  } catch {
+    return null;
+  }
+}
+
+const sameStats = (a, b) => {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+};
+
+/** Written next to the target and renamed over it: processes starting together never see half a file. */
+function replace(file, contents, suffix) {
+  fs.writeFileSync(`${file}.${suffix}`, contents);
+  fs.renameSync(`${file}.${suffix}`, file);
 }
 
 function writable(dir) {
@@ -47,36 +92,51 @@ function writable(dir) {
 }
 
 /**
- * The file URL of the module to run: an up-to-date bundle of src/main.ts in <package>/.build (one
- * level below the package root like src/, which src/paths.ts relies on), or, when the package
- * directory is read-only and its bundle is missing or stale, src/main.ts itself through tsx.
+ * The file URL of the module to run for `entry` ("main" or "cli"): an up-to-date bundle of its
+ * sources in <package>/.build/<entry>.mjs (one level below the package root like src/, which
+ * src/paths.ts relies on), or, when the package directory is read-only and its bundle is missing or
+ * stale, the TypeScript entry itself through tsx.
+ *
+ * The stamp <entry>.sources names the contents the bundle was built from, with the files' stats:
+ * a start whose files all have the recorded stats reads no file (the common case, a few ms); one
+ * with other stats hashes the contents and rebuilds only if they changed.
  */
-export async function entryModule() {
-  const digest = sourcesDigest();
-  const current = fs.existsSync(BUNDLE) && fs.existsSync(STAMP) && fs.readFileSync(STAMP, 'utf8') === digest;
-  if (current) return pathToFileURL(BUNDLE).href;
-  if (!writable(BUILD_DIR)) {
+export async function entryModule(entry = 'main') {
+  const spec = ENTRIES[entry];
+  if (!spec) throw new Error(`no bundle entry "${entry}"`);
+  const bundle = path.join(BUILD_DIR, `${entry}.mjs`);
+  const stampFile = path.join(BUILD_DIR, `${entry}.sources`);
+  const files = sourceFiles();
+  const stats = statsOf(files);
+  const stamp = fs.existsSync(bundle) ? readStamp(stampFile) : null;
+  if (stamp && sameStats(stamp.stats, stats)) return pathToFileURL(bundle).href;
+  const digest = await contentsDigest(files);
+  const canWrite = writable(BUILD_DIR);
+  const suffix = `${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  if (stamp && stamp.digest === digest) {
+    // Same contents, other stats (touched, checked out again): remember them, keep the bundle.
+    if (canWrite) replace(stampFile, JSON.stringify({ digest, stats }), suffix);
+    return pathToFileURL(bundle).href;
+  }
+  if (!canWrite) {
     const { register } = await import('tsx/esm/api');
     register();
-    return pathToFileURL(ENTRY).href;
+    return pathToFileURL(spec.source).href;
   }
   const { build, stop } = await import('esbuild');
-  // Written next to the target and renamed over it: processes starting together never see half a
-  // file. The stamp goes last, so a bundle is only taken for current once it is complete.
-  const suffix = `${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   await build({
-    entryPoints: [ENTRY],
-    outfile: `${BUNDLE}.${suffix}`,
+    entryPoints: [spec.source],
+    outfile: `${bundle}.${suffix}`,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    packages: spec.packages,
     keepNames: true,
     logLevel: 'error',
   }).finally(() => stop()); // esbuild's service process would otherwise live as long as drover
-  fs.renameSync(`${BUNDLE}.${suffix}`, BUNDLE);
-  fs.writeFileSync(`${STAMP}.${suffix}`, digest);
-  fs.renameSync(`${STAMP}.${suffix}`, STAMP);
-  return pathToFileURL(BUNDLE).href;
+  fs.renameSync(`${bundle}.${suffix}`, bundle);
+  // The stamp goes last, so a bundle is only taken for current once it is complete.
+  replace(stampFile, JSON.stringify({ digest, stats }), suffix);
+  return pathToFileURL(bundle).href;
 }

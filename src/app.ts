@@ -28,7 +28,7 @@ import { repositoryRoutes } from './api/routes/repositories.ts';
 import { ticketRoutes } from './api/routes/tickets.ts';
 import * as adminSchemas from './api/schemas/admin.ts';
 import * as channelSchemas from './api/schemas/channels.ts';
-import { ErrorBody } from './api/schemas/common.ts';
+import { ErrorBody, JsonValue, NoQuery } from './api/schemas/common.ts';
 import * as repositorySchemas from './api/schemas/repositories.ts';
 import * as ticketSchemas from './api/schemas/tickets.ts';
 import { validatorCompiler } from './api/validation.ts';
@@ -118,12 +118,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   for (const schema of [repositorySchemas.Repository, repositorySchemas.AdminRepository, repositorySchemas.MergeRequest]) app.addSchema(schema);
   registerErrorHandling(app);
   registerJsonBody(app);
-  for (const schema of [ErrorBody, ticketSchemas.Ticket, ticketSchemas.TicketListItem, ticketSchemas.BoardTicket, adminSchemas.Org, adminSchemas.ApiKey, adminSchemas.User]) {
+  for (const schema of [ErrorBody, JsonValue, ticketSchemas.Ticket, ticketSchemas.TicketListItem, ticketSchemas.BoardTicket, adminSchemas.Org, adminSchemas.ApiKey, adminSchemas.User]) {
     app.addSchema(schema);
   }
   for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
-  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, CustomAgent]) app.addSchema(schema);
+  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, loopSchemas.LoopRunFinishedEvent, CustomAgent]) app.addSchema(schema);
   await registerOpenApi(app);
+
+  // Routes that take no query parameters refuse unknown ones, like those that take some.
+  app.addHook('onRoute', (route) => {
+    if (route.schema && !route.schema.hide && !route.schema.querystring) route.schema = { ...route.schema, querystring: NoQuery };
+  });
 
   app.decorateRequest('principal', null as never);
   // Plain callback hooks (not async) on every request: they cost no promise each.

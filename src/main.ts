@@ -1,75 +1,58 @@
 import { parseArgs } from 'node:util';
-import { adminUsage, runAdmin } from './cli/admin.ts';
-import { loadServerConfig } from './config.ts';
-import { runRunner } from './cli/runner.ts';
-import { startServer } from './server.ts';
+import { RUNNER_USAGE, SERVE_USAGE, TOP_USAGE } from './cli/usage.ts';
 
-const USAGE = `drover: a control plane for AI coding agents
+const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
 
-Usage:
-  drover serve [--host H] [--port P] [--data-dir D] [--no-local-runner]
-      run the server (SQLite in the data directory unless DATABASE_URL=postgres://… is set)
-  drover runner --server <url> --token <registration token> [--name N] [--labels a,b] [--max-pods N] [--work-dir DIR] [--sandbox bwrap|none]
-      run a runner: it registers once, then keeps its own credential in the work dir
-  drover admin <resource> <action> [flags]
-      organizations, API keys, users and repositories (drover admin --help)
-  drover --version`;
+function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>, usage: string): Record<string, string | boolean | undefined> | null {
+  try {
+    return parseArgs({ args, options }).values;
+  } catch (error) {
+    process.stderr.write(`drover: ${(error as Error).message}\n\n${usage}\n`);
+    process.exitCode = 2;
+    return null;
+  }
+}
 
+/**
+ * The full entry: the server, runners and administration, and (through a lazy import) the client
+ * commands, which bin/drover.mjs normally runs from their own small bundle (src/cli/client/main.ts).
+ */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          host: { type: 'string' },
-          port: { type: 'string' },
-          'data-dir': { type: 'string' },
-          'no-local-runner': { type: 'boolean' },
-        },
-      });
-      const config = loadServerConfig(values);
-      await startServer(config, { handleSignals: true });
+      if (wantsHelp(rest)) return void process.stdout.write(`${SERVE_USAGE}\n`);
+      const values = parse(rest, { host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, 'no-local-runner': { type: 'boolean' } }, SERVE_USAGE);
+      if (!values) return;
+      const [{ loadServerConfig }, { startServer }] = await Promise.all([import('./config.ts'), import('./server.ts')]);
+      await startServer(loadServerConfig(values), { handleSignals: true });
       return;
     }
     case 'runner': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          server: { type: 'string' },
-          token: { type: 'string' },
-          name: { type: 'string' },
-          labels: { type: 'string' },
-          'max-pods': { type: 'string' },
-          'work-dir': { type: 'string' },
-          'drain-seconds': { type: 'string' },
-          sandbox: { type: 'string' },
-        },
-      });
-      await runRunner(values);
+      if (wantsHelp(rest)) return void process.stdout.write(`${RUNNER_USAGE}\n`);
+      const names = ['server', 'token', 'name', 'labels', 'max-pods', 'work-dir', 'drain-seconds', 'sandbox'];
+      const values = parse(rest, Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), RUNNER_USAGE);
+      if (!values) return;
+      const { runRunner } = await import('./cli/runner.ts');
+      await runRunner(values as Record<string, string | undefined>);
       return;
     }
     case 'admin': {
-      if (rest[0] === '--help' || rest[0] === 'help') {
-        process.stdout.write(adminUsage() + '\n');
-        return;
-      }
+      const { runAdmin } = await import('./cli/admin.ts');
       process.exitCode = await runAdmin(rest);
-      return;
-    }
-    case '--version':
-    case 'version': {
-      const { default: pkg } = await import('../package.json', { with: { type: 'json' } });
-      process.stdout.write(`${pkg.version}\n`);
       return;
     }
     case undefined:
     case '--help':
+    case '-h':
     case 'help':
-      process.stdout.write(USAGE + '\n');
+      process.stdout.write(`${TOP_USAGE}\n`);
       return;
-    default:
-      process.stderr.write(`unknown command "${command}"\n\n${USAGE}\n`);
+    default: {
+      const client = await import('./cli/client/main.ts');
+      if (command === '--version' || command === 'version' || client.CLIENT_WORDS.includes(command)) return client.main(argv);
+      process.stderr.write(`drover: unknown command "${command}"\n\n${TOP_USAGE}\n`);
       process.exitCode = 2;
+    }
   }
 }

@@ -9,6 +9,7 @@ import { randomBase62 } from './domain/auth/keys.ts';
 import type { DomainContext } from './domain/context.ts';
 import { SecretBox, resolveSecretKey } from './domain/secrets.ts';
 import { Housekeeping } from './scheduler/housekeeping.ts';
+import { networkCause } from './client/network.ts';
 import { openStore } from './store/db.ts';
 import { createNotifier } from './gateway/notifier.ts';
 import { LocalRunner } from './runner/local.ts';
@@ -42,7 +43,18 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   const announce = (line: string) => process.stdout.write(line + '\n');
 
   const store = openStore({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'drover.sqlite') });
-  await migrateToLatest(store);
+  try {
+    await migrateToLatest(store);
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    if (config.databaseUrl && (error as { code?: string }).code?.startsWith('E')) {
+      // Which database could not be reached, without the password of its URL.
+      const where = new URL(config.databaseUrl);
+      if (where.password) where.password = '***';
+      throw new Error(`cannot reach the database at ${where.toString()}: ${networkCause(error)}`, { cause: error });
+    }
+    throw error;
+  }
   const adminToken = resolveAdminToken(config, announce);
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   if (secretKey.generated) {

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../errors.ts';
+import { JsonValue, PATTERN_MESSAGES } from './schemas/common.ts';
 
 /**
  * Bodies are validated exactly as sent: no type coercion (`"agent_slug": 3` is an error),
@@ -15,8 +16,12 @@ function makeAjv(coerce: boolean): Ajv {
     useDefaults: true,
     removeAdditional: false,
     strict: false,
+    // Errors carry the refused value and the schema, so a pattern or a `not` is explained in words.
+    verbose: true,
   });
   addFormats.default(ajv);
+  // Schemas that request schemas reference by `$id`.
+  ajv.addSchema(JsonValue);
   return ajv;
 }
 
@@ -118,9 +123,23 @@ export function validationDetails(errors: ErrorObject[], context: string): Error
       case 'maximum':
         message = `must be at most ${error.params.limit}`;
         break;
-      case 'pattern':
-        message = error.params.pattern === '\\S' ? 'must not be blank' : `must match ${error.params.pattern}`;
+      case 'pattern': {
+        const explain = PATTERN_MESSAGES.get(String(error.params.pattern));
+        message = explain === undefined ? `must match ${error.params.pattern}` : typeof explain === 'string' ? explain : explain(error.data);
         break;
+      }
+      case 'not': {
+        // `not: {required: [a, b]}`: fields that may not be given together; the error names the last.
+        const together = (error.schema as { required?: string[] } | undefined)?.required;
+        if (together && together.length > 1) {
+          const last = together[together.length - 1];
+          pointer += '/' + escapePointer(last);
+          message = `may not be given together with ${together.slice(0, -1).join(', ')}: choose one`;
+        } else {
+          message = 'is invalid';
+        }
+        break;
+      }
       default:
         message = error.message ?? 'is invalid';
     }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { networkCause } from '../client/network.ts';
 
 type Flags = Record<string, string | undefined>;
 
@@ -99,19 +100,23 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'agents list': { summary: 'list custom agents', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/agents` },
 };
 
-export function adminUsage(): string {
-  const lines = Object.entries(ADMIN_COMMANDS).map(([name, c]) => {
-    const flags = [...c.required.map((f) => `--${f} <${f}>`), ...(c.optional ?? []).map((f) => `[--${f} <${f}>]`)].join(' ');
-    return `  drover admin ${name} ${flags}\n      ${c.summary}`;
-  });
-  return [
-    'Usage:',
-    ...lines,
-    '',
-    'Common flags: --server <url> (default $DROVER_SERVER_URL or http://127.0.0.1:7070),',
-    '              --admin-token <token> (default $DROVER_ADMIN_TOKEN or <data dir>/admin-token), --data-dir <dir>',
-  ].join('\n');
+const COMMON_FLAGS = [
+  'Common flags: --server <url> (default $DROVER_SERVER_URL or http://127.0.0.1:7070),',
+  '              --admin-token <token> (default $DROVER_ADMIN_TOKEN or <data dir>/admin-token), --data-dir <dir>',
+];
+
+function commandUsage(name: string, c: AdminCommand): string {
+  const flags = [...c.required.map((f) => `--${f} <${f}>`), ...(c.optional ?? []).map((f) => `[--${f} <${f}>]`)].join(' ');
+  return `  drover admin ${name} ${flags}\n      ${c.summary}`;
 }
+
+/** The usage of every admin command, or of those of one group (`orgs`), or of one command. */
+export function adminUsage(only?: string): string {
+  const entries = Object.entries(ADMIN_COMMANDS).filter(([name]) => only === undefined || name === only || name.startsWith(`${only} `));
+  return ['Usage:', ...entries.map(([name, c]) => commandUsage(name, c)), '', ...COMMON_FLAGS].join('\n');
+}
+
+const isHelp = (word: string | undefined) => word === '--help' || word === '-h' || word === 'help';
 
 function adminToken(flags: Flags, env: NodeJS.ProcessEnv): string {
   if (flags['admin-token']) return flags['admin-token'];
@@ -123,8 +128,21 @@ function adminToken(flags: Flags, env: NodeJS.ProcessEnv): string {
 
 /** Runs one admin command; prints the JSON answer. Returns the exit code. */
 export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = process.stdout, err = process.stderr): Promise<number> {
+  if (isHelp(argv[0])) {
+    out.write(`${adminUsage()}\n`);
+    return 0;
+  }
   const name = argv.slice(0, 2).join(' ');
   const command = ADMIN_COMMANDS[name];
+  const isGroup = Object.keys(ADMIN_COMMANDS).some((n) => n.startsWith(`${argv[0]} `));
+  if (isGroup && isHelp(argv[1])) {
+    out.write(`${adminUsage(argv[0])}\n`);
+    return 0;
+  }
+  if (command && argv.slice(2).some(isHelp)) {
+    out.write(`${adminUsage(name)}\n`);
+    return 0;
+  }
   if (!command) {
     err.write(`${argv.length ? `unknown admin command "${name}"\n\n` : ''}${adminUsage()}\n`);
     return 2;
@@ -142,12 +160,21 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     err.write(`missing ${missing.map((f) => `--${f}`).join(', ')}\n\n${adminUsage()}\n`);
     return 2;
   }
+  const server = (flags.server ?? env.DROVER_SERVER_URL ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
+  let body: string | undefined;
+  let token: string;
   try {
-    const server = (flags.server ?? env.DROVER_SERVER_URL ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
-    const body = command.body ? JSON.stringify(command.body(flags, env)) : undefined;
-    const response = await fetch(`${server}/api/v1/admin${command.path(flags)}`, {
+    body = command.body ? JSON.stringify(command.body(flags, env)) : undefined;
+    token = adminToken(flags, env);
+  } catch (error) {
+    err.write(`drover admin: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const url = `${server}/api/v1/admin${command.path(flags)}`;
+  try {
+    const response = await fetch(url, {
       method: command.method,
-      headers: { authorization: `Bearer ${adminToken(flags, env)}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body,
       signal: AbortSignal.timeout(30_000),
     });
@@ -155,8 +182,9 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     (response.ok ? out : err).write(formatJson(text) + '\n');
     return response.ok ? 0 : 1;
   } catch (error) {
-    err.write(`drover admin: ${(error as Error).message}\n`);
-    return 1;
+    // No answer: exit 3 naming the URL and the cause, as the client commands do.
+    err.write(`drover admin: cannot reach the server at ${url.split('?')[0]}: ${networkCause(error)}\n`);
+    return 3;
   }
 }
 

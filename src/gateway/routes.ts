@@ -5,7 +5,7 @@ import type { DomainContext } from '../domain/context.ts';
 import { authenticateRunner, registerRunner } from '../domain/runners/service.ts';
 import { AppError } from '../errors.ts';
 import type { RunnerRow } from '../store/schema-runners.ts';
-import { errorResponses } from '../api/schemas/common.ts';
+import { Text, errorResponses } from '../api/schemas/common.ts';
 import type { RunnerGateway } from './links.ts';
 import { RunnerInfo } from './protocol.ts';
 
@@ -19,13 +19,14 @@ const tags = ['Runner link'];
 
 const RegisterBody = Type.Object(
   {
-    token: Type.String({ minLength: 1, maxLength: 200 }),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    labels: RunnerInfo.labels,
+    token: Text({ minLength: 1, maxLength: 200 }),
+    name: Text({ minLength: 1, maxLength: 100 }),
+    // RunnerInfo's limits, with U+0000 refused as in every request string.
+    labels: Type.Array(Text({ maxLength: 100 }), { maxItems: 50 }),
     max_pods: RunnerInfo.max_pods,
-    version: RunnerInfo.version,
-    os: RunnerInfo.os,
-    arch: RunnerInfo.arch,
+    version: Text({ maxLength: 100 }),
+    os: Text({ maxLength: 100 }),
+    arch: Text({ maxLength: 100 }),
   },
   { additionalProperties: false },
 );
@@ -40,7 +41,7 @@ export const runnerLinkRoutes = (ctx: DomainContext, gateway: RunnerGateway): Fa
       {
         schema: {
           tags,
-          summary: 'Register a runner with a registration token; answers its own credential',
+          operationId: 'registerRunner', summary: 'Register a runner with a registration token; answers its own credential',
           security: [],
           body: RegisterBody,
           response: { 201: Type.Object({ runner_id: Type.Integer(), org: Type.String(), credential: Type.String() }), ...errorResponses() },

@@ -6,6 +6,7 @@ import { decodeServerMessage, encode, sendCoalesced, type PodOutcome, type Runne
 import { detectAgentVersions } from '../agents/detect.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { PodSupervisor } from './supervisor.ts';
+import { networkCause } from '../client/network.ts';
 
 export const RUNNER_VERSION = '0.1.0';
 /** Output kept for the server while disconnected (the server keeps a 1 MiB tail per pod). */
@@ -125,7 +126,8 @@ export class RunnerDaemon {
       return JSON.parse(fs.readFileSync(this.identityFile, 'utf8')) as StoredIdentity;
     }
     if (!this.options.token) throw new Error(`no runner credential in ${this.identityFile}; pass --token with a registration token`);
-    const response = await fetch(`${this.serverUrl}/api/v1/runner/register`, {
+    const registerUrl = `${this.serverUrl}/api/v1/runner/register`;
+    const response = await fetch(registerUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -138,6 +140,8 @@ export class RunnerDaemon {
         arch: process.arch,
       }),
       signal: AbortSignal.timeout(30_000),
+    }).catch((error: unknown) => {
+      throw new Error(`cannot reach the server at ${registerUrl}: ${networkCause(error)}`);
     });
     const body = (await response.json().catch(() => ({}))) as { runner_id?: number; credential?: string; org?: string; error?: string };
     if (!response.ok || !body.credential || !body.runner_id) {
@@ -177,7 +181,7 @@ export class RunnerDaemon {
       }
     });
     socket.on('error', (error) => {
-      if (!this.stopped && this.attempt <= 1) this.log(`runner connection: ${error.message}`);
+      if (!this.stopped && this.attempt <= 1) this.log(`runner connection to ${url}: ${error.message}`);
     });
   }
 

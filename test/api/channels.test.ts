@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_DOCUMENT } from '../../src/domain/channels/model.ts';
 import { postSystemMessage } from '../../src/domain/channels/service.ts';
 import { insertMessages } from '../../src/store/channel-messages.ts';
 import { DATABASES } from '../helpers/databases.ts';
@@ -94,12 +95,20 @@ describe.each(DATABASES)('channels API on %s', (kind) => {
       });
     });
 
-    it('accepts names of 2 and 100 characters and a 1,000,000-character document', async () => {
+    it('accepts names of 2 and 100 characters and a document of the maximum length', async () => {
       await create({ name: 'ab' });
       await create({ name: 'n'.repeat(100) });
-      const big = await create({ name: 'big', document: 'd'.repeat(1_000_000), description: 'x'.repeat(10_000) });
+      const big = await create({ name: 'big', document: 'd'.repeat(MAX_DOCUMENT), description: 'x'.repeat(10_000) });
       const fetched = await t.request({ method: 'GET', url: t.path(`/channels/${big.id}`) });
-      expect(fetched.json().channel.document).toHaveLength(1_000_000);
+      expect(fetched.json().channel.document).toHaveLength(MAX_DOCUMENT);
+    });
+
+    it('accepts every field at its maximum in the costliest characters: the schema never allows more than a 1 MiB body holds', async () => {
+      // U+0001 is written as the 6-byte escape \u0001: the most a character can take in JSON.
+      const body = { name: `c${'\u0001'.repeat(99)}`, description: '\u0001'.repeat(10_000), document: '\u0001'.repeat(MAX_DOCUMENT) };
+      expect(Buffer.byteLength(JSON.stringify(body))).toBeGreaterThan(6 * MAX_DOCUMENT);
+      const channel = await create(body);
+      expect(channel.document).toHaveLength(MAX_DOCUMENT);
     });
 
     it.each([
@@ -109,7 +118,7 @@ describe.each(DATABASES)('channels API on %s', (kind) => {
       { label: 'a blank name', payload: { name: '   ' }, field: '/name' },
       { label: 'a numeric name', payload: { name: 7 }, field: '/name' },
       { label: 'a 10,001-character description', payload: { name: 'ok', description: 'x'.repeat(10_001) }, field: '/description' },
-      { label: 'a 1,000,001-character document', payload: { name: 'ok', document: 'x'.repeat(1_000_001) }, field: '/document' },
+      { label: 'a document one character too long', payload: { name: 'ok', document: 'x'.repeat(MAX_DOCUMENT + 1) }, field: '/document' },
       { label: 'a string repository_id', payload: { name: 'ok', repository_id: '1' }, field: '/repository_id' },
       { label: 'repository_id 0', payload: { name: 'ok', repository_id: 0 }, field: '/repository_id' },
       { label: 'an empty ticket_slug', payload: { name: 'ok', ticket_slug: '' }, field: '/ticket_slug' },

@@ -222,10 +222,16 @@ describe.each(DATABASES)('repositories API on %s', (kind) => {
         provider: 'github',
         url: 'ftp://x',
         api_base_url: 'mailto:x',
-        token: 'a b',
+        token: 'ok-token',
       });
       expect(response.statusCode).toBe(400);
-      expect(response.json().details.map((d: { field: string }) => d.field)).toEqual(['/full_name', '/url', '/api_base_url', '/token']);
+      expect(response.json().details.map((d: { field: string }) => d.field)).toEqual(['/full_name', '/url', '/api_base_url']);
+    });
+
+    it('refuses a token with whitespace by the schema, which states the rule', async () => {
+      const response = await adminCall('POST', '/orgs/acme/repositories', { name: 'web', full_name: 'a/b', provider: 'github', url: 'https://github.com/a/b.git', token: 'a b' });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().details).toEqual([{ field: '/token', message: 'token must not contain whitespace or control characters' }]);
     });
 
     it('refuses a second repository of the same name in the org (409), not in another org', async () => {

@@ -220,11 +220,76 @@ describe('drover admin: where the admin token comes from, and errors', () => {
     expect(JSON.parse(unknownKey.stderr)).toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('an unreachable server exits 1 with a message', async () => {
+  it('an unreachable server exits 3 naming the URL and the cause (ECONNREFUSED, ENOTFOUND)', async () => {
     const port = await unusedPort();
-    const result = await admin(fixture, ['orgs', 'list', '--server', `http://127.0.0.1:${port}`, '--admin-token', 'whatever']);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^drover admin: \S.*/);
+    const refused = await admin(fixture, ['orgs', 'list', '--server', `http://127.0.0.1:${port}`, '--admin-token', 'whatever']);
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(new RegExp(`^drover admin: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/admin/orgs: .*ECONNREFUSED`));
+    const unknown = await admin(fixture, ['orgs', 'list', '--server', 'http://drover.invalid:7070', '--admin-token', 'whatever']);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toMatch(/cannot reach the server at http:\/\/drover\.invalid:7070\/api\/v1\/admin\/orgs: .*ENOTFOUND/);
+  });
+
+  it('--help works at every level: drover admin, a group, a command; serve and runner too (exit 0, stdout)', async () => {
+    const [all, group, command, serve, runner] = await Promise.all([
+      admin(fixture, ['--help']),
+      admin(fixture, ['api-keys', '--help']),
+      admin(fixture, ['orgs', 'create', '--help']),
+      runDrover(['serve', '--help'], { cwd: fixture.cwd }),
+      runDrover(['runner', '--help'], { cwd: fixture.cwd }),
+    ]);
+    for (const result of [all, group, command, serve, runner]) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/Usage:/);
+    }
+    expect(all.stdout).toContain('drover admin agents create');
+    expect(group.stdout).toContain('drover admin api-keys create --org <org> --name <name> --scopes <scopes>');
+    expect(group.stdout).toContain('drover admin api-keys revoke');
+    expect(group.stdout).not.toContain('drover admin orgs');
+    expect(command.stdout).toContain('drover admin orgs create --slug <slug> --name <name> [--ticket-prefix <ticket-prefix>]');
+    expect(command.stdout).not.toContain('orgs list');
+    for (const option of ['--host', '--port', '--data-dir', '--no-local-runner']) expect(serve.stdout).toContain(option);
+    for (const option of ['--server', '--token', '--name', '--labels', '--max-pods', '--work-dir', '--drain-seconds']) expect(runner.stdout).toContain(option);
+    // Nothing started: --help is not a server or runner that runs.
+    expect(serve.stdout).not.toMatch(/listening/);
+  });
+
+  it('a runner that cannot reach its server to register names the URL and the cause', async () => {
+    const port = await unusedPort();
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-runner-unreachable-'));
+    try {
+      const result = await runDrover(['runner', '--server', `http://127.0.0.1:${port}`, '--token', 'drvreg_unused', '--work-dir', workDir], { cwd: fixture.cwd });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^drover: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/runner/register: .*ECONNREFUSED`));
+    } finally {
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a server that cannot reach its PostgreSQL names the URL (without the password) and the cause', async () => {
+    const port = await unusedPort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-serve-unreachable-'));
+    try {
+      const result = await runDrover(['serve', '--port', '0', '--data-dir', dataDir], {
+        cwd: fixture.cwd,
+        env: { DATABASE_URL: `postgres://drover:hunter2secret@127.0.0.1:${port}/drover` },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^drover: cannot reach the database at postgres://drover:\\*\\*\\*@127\\.0\\.0\\.1:${port}/drover: .*ECONNREFUSED`));
+      expect(result.stderr + result.stdout).not.toContain('hunter2secret');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bad flag of serve or runner is a usage error (exit 2) with the usage', async () => {
+    const [serve, runner] = await Promise.all([runDrover(['serve', '--bogus'], { cwd: fixture.cwd }), runDrover(['runner', '--bogus'], { cwd: fixture.cwd })]);
+    for (const result of [serve, runner]) {
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/--bogus/);
+      expect(result.stderr).toMatch(/Usage: drover (serve|runner)/);
+    }
   });
 });

@@ -179,6 +179,30 @@ describe('bin/build.mjs: the bundle drover runs', () => {
     expect(run, run.stderr).toMatchObject({ code: 0, stdout: '99.0.0\n' });
   });
 
+  it('the client commands and the help run from a bundle of their own (cli.mjs), which imports nothing but Node built-ins', async () => {
+    const copy = makeCopy();
+    fs.copyFileSync(path.join(REPO_ROOT, 'package-lock.json'), path.join(copy.root, 'package-lock.json'));
+    const help = await drover(copy, ['tickets', '--help']);
+    expect(help, help.stderr).toMatchObject({ code: 0 });
+    expect(help.stdout).toMatch(/^Usage: drover tickets <command>/);
+    expect(fs.readdirSync(copy.buildDir).sort()).toEqual(['cli.mjs', 'cli.sources']);
+    const cli = fs.readFileSync(path.join(copy.buildDir, 'cli.mjs'), 'utf8');
+    const imports = [...cli.matchAll(/^import\b[^;]*?from\s*"([^"]+)"/gm)].map((m) => m[1]);
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((name) => !name.startsWith('node:'))).toEqual([]);
+    const top = await drover(copy, ['--help']);
+    expect(top.stdout).toMatch(/^drover: a control plane/);
+    expect(fs.readdirSync(copy.buildDir).sort()).toEqual(['cli.mjs', 'cli.sources']);
+
+    // The server's bundle is made when a server command first runs; an edit makes each stale, rebuilt on its next use.
+    await expectVersion(copy);
+    expect(fs.readdirSync(copy.buildDir).sort()).toEqual(['cli.mjs', 'cli.sources', ...BUILD_FILES].sort());
+    const before = fs.statSync(path.join(copy.buildDir, 'cli.mjs')).ino;
+    edit(path.join(copy.root, 'src', 'cli', 'client', 'output.ts'));
+    expect((await drover(copy, ['pods', '--help'])).code).toBe(0);
+    expect(fs.statSync(path.join(copy.buildDir, 'cli.mjs')).ino).not.toBe(before);
+  });
+
   it('where .build cannot be made (a read-only package directory), the sources run through tsx', async () => {
     const copy = makeCopy();
     // As root, a read-only directory is still writable; a file where the directory would go is not.

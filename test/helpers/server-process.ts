@@ -210,17 +210,18 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs `node bin/drover.mjs <args>` to completion (killed after `timeoutMs`, default 30 s). */
+/** Runs `node bin/drover.mjs <args>` to completion (killed after `timeoutMs`, default 30 s), with `input` on stdin if given. */
 export async function runDrover(
   args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<CommandResult> {
   const child = spawn(process.execPath, [DROVER_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   track(child);
+  if (options.input !== undefined) child.stdin!.end(options.input);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

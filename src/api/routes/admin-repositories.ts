@@ -26,7 +26,7 @@ export const adminRepositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTyp
         schema: {
           tags,
           security,
-          summary: 'Register a repository; its token (for merge requests) is stored encrypted and never returned',
+          operationId: 'adminCreateRepository', summary: 'Register a repository; its token (for merge requests) is stored encrypted and never returned',
           params: AdminOrgParams,
           body: s.CreateRepositoryBody,
           response: { 201: s.AdminRepositoryEnvelope, ...errorResponses(409) },
@@ -42,7 +42,7 @@ export const adminRepositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTyp
         schema: {
           tags,
           security,
-          summary: 'List repositories with their configuration (never the token)',
+          operationId: 'adminListRepositories', summary: 'List repositories with their configuration (never the token)',
           params: AdminOrgParams,
           response: { 200: s.AdminRepositoryList, ...errorResponses() },
         },

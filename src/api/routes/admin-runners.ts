@@ -4,7 +4,7 @@ import { PROMPT_POSITIONS, createCustomAgent, listCustomAgents } from '../../dom
 import type { DomainContext } from '../../domain/context.ts';
 import { createRegistrationToken } from '../../domain/runners/service.ts';
 import type { CustomAgentRow } from '../../store/schema-runners.ts';
-import { errorResponses, iso } from '../schemas/common.ts';
+import { Text, errorResponses, iso } from '../schemas/common.ts';
 import { optionalBody } from '../plugins/optional-body.ts';
 import { AdminOrgParams } from '../schemas/admin.ts';
 
@@ -42,11 +42,11 @@ export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
         schema: {
           tags,
           security,
-          summary: 'Issue a runner registration token (for `drover runner --token`)',
+          operationId: 'createRunnerToken', summary: 'Issue a runner registration token (for `drover runner --token`)',
           params: AdminOrgParams,
           body: Type.Object(
             {
-              labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+              labels: Type.Optional(Type.Array(Text({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
               expires_in_hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 365 })),
             },
             { additionalProperties: false },
@@ -67,14 +67,14 @@ export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
         schema: {
           tags,
           security,
-          summary: 'Create a custom agent',
+          operationId: 'createCustomAgent', summary: 'Create a custom agent',
           params: AdminOrgParams,
           body: Type.Object(
             {
               slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
-              name: Type.String({ minLength: 1, maxLength: 255 }),
-              command: Type.String({ minLength: 1, maxLength: 1000 }),
-              args: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 })),
+              name: Text({ minLength: 1, maxLength: 255 }),
+              command: Text({ minLength: 1, maxLength: 1000 }),
+              args: Type.Optional(Type.Array(Text({ maxLength: 1000 }), { maxItems: 100 })),
               prompt_position: Type.Optional(Type.Enum(PROMPT_POSITIONS)),
             },
             { additionalProperties: false },
@@ -87,7 +87,7 @@ export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
 
     app.get(
       '/orgs/:org/agents',
-      { schema: { tags, security, summary: 'List custom agents', params: AdminOrgParams, response: { 200: Type.Object({ agents: Type.Array(Type.Ref('CustomAgent')) }), ...errorResponses() } } },
+      { schema: { tags, security, operationId: 'listCustomAgents', summary: 'List custom agents', params: AdminOrgParams, response: { 200: Type.Object({ agents: Type.Array(Type.Ref('CustomAgent')) }), ...errorResponses() } } },
       async (request) => ({ agents: (await listCustomAgents(ctx, request.params.org)).map(presentAgent) }),
     );
   };

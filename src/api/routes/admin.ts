@@ -27,14 +27,14 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
     app.post(
       '/orgs',
       {
-        schema: { tags, security, summary: 'Create an organization', body: s.CreateOrgBody, response: { 201: Type.Object({ org: Type.Ref('Org') }), ...errorResponses(409) } },
+        schema: { tags, security, operationId: 'createOrg', summary: 'Create an organization', body: s.CreateOrgBody, response: { 201: Type.Object({ org: Type.Ref('Org') }), ...errorResponses(409) } },
       },
       async (request, reply) => reply.code(201).send({ org: presentOrg(await admin.createOrg(ctx, request.body)) }),
     );
 
     app.get(
       '/orgs',
-      { schema: { tags, security, summary: 'List organizations', response: { 200: Type.Object({ orgs: Type.Array(Type.Ref('Org')) }), ...errorResponses() } } },
+      { schema: { tags, security, operationId: 'listOrgs', summary: 'List organizations', response: { 200: Type.Object({ orgs: Type.Array(Type.Ref('Org')) }), ...errorResponses() } } },
       async () => ({ orgs: (await admin.listOrgs(ctx)).map(presentOrg) }),
     );
 
@@ -44,7 +44,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         schema: {
           tags,
           security,
-          summary: 'Issue an API key; the key itself is shown only in this response',
+          operationId: 'createApiKey', summary: 'Issue an API key; the key itself is shown only in this response',
           params: s.AdminOrgParams,
           body: s.CreateApiKeyBody,
           response: { 201: Type.Object({ api_key: Type.Ref('ApiKey'), key: Type.String() }), ...errorResponses() },
@@ -59,7 +59,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
     app.get(
       '/orgs/:org/api-keys',
       {
-        schema: { tags, security, summary: 'List API keys (never the keys themselves)', params: s.AdminOrgParams, response: { 200: Type.Object({ api_keys: Type.Array(Type.Ref('ApiKey')) }), ...errorResponses() } },
+        schema: { tags, security, operationId: 'listApiKeys', summary: 'List API keys (never the keys themselves)', params: s.AdminOrgParams, response: { 200: Type.Object({ api_keys: Type.Array(Type.Ref('ApiKey')) }), ...errorResponses() } },
       },
       async (request) => ({ api_keys: (await admin.listApiKeys(ctx, request.params.org)).map(presentKey) }),
     );
@@ -67,7 +67,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
     app.delete(
       '/orgs/:org/api-keys/:id',
       {
-        schema: { tags, security, summary: 'Revoke an API key', params: s.AdminKeyParams, response: { 200: MessageBody, ...errorResponses() } },
+        schema: { tags, security, operationId: 'revokeApiKey', summary: 'Revoke an API key', params: s.AdminKeyParams, response: { 200: MessageBody, ...errorResponses() } },
       },
       async (request) => {
         await admin.revokeApiKey(ctx, request.params.org, request.params.id);
@@ -78,7 +78,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
     app.post(
       '/orgs/:org/users',
       {
-        schema: { tags, security, summary: 'Create a user (ticket assignees are users)', params: s.AdminOrgParams, body: s.CreateUserBody, response: { 201: Type.Object({ user: Type.Ref('User') }), ...errorResponses(409) } },
+        schema: { tags, security, operationId: 'createUser', summary: 'Create a user (ticket assignees are users)', params: s.AdminOrgParams, body: s.CreateUserBody, response: { 201: Type.Object({ user: Type.Ref('User') }), ...errorResponses(409) } },
       },
       async (request, reply) => reply.code(201).send({ user: presentUser(await admin.createUser(ctx, request.params.org, request.body)) }),
     );
@@ -86,7 +86,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
     app.get(
       '/orgs/:org/users',
       {
-        schema: { tags, security, summary: 'List users', params: s.AdminOrgParams, response: { 200: Type.Object({ users: Type.Array(Type.Ref('User')) }), ...errorResponses() } },
+        schema: { tags, security, operationId: 'listUsers', summary: 'List users', params: s.AdminOrgParams, response: { 200: Type.Object({ users: Type.Array(Type.Ref('User')) }), ...errorResponses() } },
       },
       async (request) => ({ users: (await admin.listUsers(ctx, request.params.org)).map(presentUser) }),
     );

@@ -4,7 +4,7 @@ import * as service from '../../domain/channels/service.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import type { ChannelListRow } from '../../store/channels.ts';
 import type { ChannelMessageRow, ChannelRow } from '../../store/schema.ts';
-import { OrgParams, clampLimit, errorResponses, isTrue, iso } from '../schemas/common.ts';
+import { IdempotencyHeaders, OrgParams, clampLimit, errorResponses, isTrue, iso } from '../schemas/common.ts';
 import * as s from '../schemas/channels.ts';
 
 const tags = ['Channels'];
@@ -41,7 +41,7 @@ export const channelRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         config: { scope: 'channels:read' },
         schema: {
           tags,
-          summary: 'List channels, newest first, without their documents; archived ones only with include_archived=true',
+          operationId: 'listChannels', summary: 'List channels, newest first, without their documents; archived ones only with include_archived=true',
           params: OrgParams,
           querystring: s.ListChannelsQuery,
           response: { 200: s.ChannelList, ...errorResponses() },
@@ -67,7 +67,7 @@ export const channelRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         config: { scope: 'channels:read' },
         schema: {
           tags,
-          summary: 'Get a channel with its document',
+          operationId: 'getChannel', summary: 'Get a channel with its document',
           params: s.ChannelParams,
           response: { 200: s.ChannelEnvelope, ...errorResponses() },
         },
@@ -81,7 +81,7 @@ export const channelRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         config: { scope: 'channels:write', idempotent: true },
         schema: {
           tags,
-          summary: 'Create a channel; names are unique per organization ignoring case',
+          operationId: 'createChannel', headers: IdempotencyHeaders, summary: 'Create a channel; names are unique per organization ignoring case',
           params: OrgParams,
           body: s.CreateChannelBody,
           response: { 201: s.ChannelEnvelope, ...errorResponses(409) },
@@ -99,7 +99,7 @@ export const channelRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         config: { scope: 'channels:write' },
         schema: {
           tags,
-          summary: 'Update a channel; only the given fields change, null clears description and document, archived archives or unarchives',
+          operationId: 'updateChannel', summary: 'Update a channel; only the given fields change, null clears description and document, archived archives or unarchives',
           params: s.ChannelParams,
           body: s.UpdateChannelBody,
           response: { 200: s.ChannelEnvelope, ...errorResponses(409) },
@@ -116,7 +116,7 @@ export const channelRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         config: { scope: 'channels:read' },
         schema: {
           tags,
-          summary: 'List messages, most recent first; page with before/after message ids',
+          operationId: 'listChannelMessages', summary: 'List messages, most recent first; page with before/after message ids',
           params: s.ChannelParams,
           querystring: s.ListMessagesQuery,
           response: { 200: s.MessageList, ...errorResponses() },
@@ -139,7 +139,7 @@ export const channelRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         config: { scope: 'channels:write', idempotent: true },
         schema: {
           tags,
-          summary: 'Send a message; its sender_type comes from the caller (an API key sends as api)',
+          operationId: 'postChannelMessage', headers: IdempotencyHeaders, summary: 'Send a message; its sender_type comes from the caller (an API key sends as api)',
           params: s.ChannelParams,
           body: s.PostMessageBody,
           response: { 201: s.MessageEnvelope, ...errorResponses(409) },

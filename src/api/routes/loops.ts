@@ -4,15 +4,23 @@ import { Type } from 'typebox';
 import { grants } from '../../domain/auth/scopes.ts';
 import { optionalBody } from '../plugins/optional-body.ts';
 import type { DomainContext } from '../../domain/context.ts';
+import { checkVariablesDepth } from '../../domain/loops/model.ts';
 import { runRecords } from '../../domain/loops/records.ts';
 import { cancelRun } from '../../domain/loops/runs.ts';
 import * as service from '../../domain/loops/service.ts';
 import type { LoopStats } from '../../store/loops.ts';
 import type { LoopRow } from '../../store/schema-loops.ts';
-import { MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
+import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
 import * as s from '../schemas/loops.ts';
 
 const tags = ['Loops'];
+
+/**
+ * Template values are bounded in depth before the schema runs: the validator descends a value one
+ * call per level, and a 1 MiB body can nest half a million.
+ */
+const boundedNesting = (field: 'prompt_variables' | 'variables') => async (request: FastifyRequest) =>
+  checkVariablesDepth(`/${field}`, (request.body as Record<string, unknown> | undefined)?.[field]);
 const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null };
 
 export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
@@ -63,7 +71,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.get(
       '/loops',
-      { config: read, schema: { tags, summary: 'List loops, newest first', params: OrgParams, querystring: s.ListLoopsQuery, response: { 200: Type.Object({ loops: Type.Array(Type.Ref('Loop')), total: Type.Integer() }), ...errorResponses() } } },
+      { config: read, schema: { tags, operationId: 'listLoops', summary: 'List loops, newest first', params: OrgParams, querystring: s.ListLoopsQuery, response: { 200: Type.Object({ loops: Type.Array(Type.Ref('Loop')), total: Type.Integer() }), ...errorResponses() } } },
       async (request) => {
         const { limit, offset } = request.query;
         const page = limit === undefined && offset === undefined ? null : { limit: clampLimit(limit ?? 100, 100), offset: offset ?? 0 };
@@ -74,25 +82,25 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.post(
       '/loops',
-      { config: { ...write, idempotent: true }, schema: { tags, summary: 'Create a loop', params: OrgParams, body: s.CreateLoopBody, response: { 201: LoopEnvelope, ...errorResponses(409) } } },
+      { config: { ...write, idempotent: true }, schema: { tags, operationId: 'createLoop', headers: IdempotencyHeaders, summary: 'Create a loop', params: OrgParams, body: s.CreateLoopBody, response: { 201: LoopEnvelope, ...errorResponses(409) } }, preValidation: boundedNesting('prompt_variables') },
       async (request, reply) => reply.code(201).send(await presentWithStats(request, await service.createLoop(ctx, request.principal.org.id, request.body))),
     );
 
     app.get(
       '/loops/:slug',
-      { config: read, schema: { tags, summary: 'Get a loop', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      { config: read, schema: { tags, operationId: 'getLoop', summary: 'Get a loop', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
       async (request) => presentWithStats(request, await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug)),
     );
 
     app.put(
       '/loops/:slug',
-      { config: write, schema: { tags, summary: 'Update a loop; only the given fields change', params: s.LoopParams, body: s.UpdateLoopBody, response: { 200: LoopEnvelope, ...errorResponses() } } },
+      { config: write, schema: { tags, operationId: 'updateLoop', summary: 'Update a loop; only the given fields change', params: s.LoopParams, body: s.UpdateLoopBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: boundedNesting('prompt_variables') },
       async (request) => presentWithStats(request, await service.updateLoop(ctx, request.principal.org.id, request.params.slug, request.body)),
     );
 
     app.delete(
       '/loops/:slug',
-      { config: write, schema: { tags, summary: 'Delete a loop and its run history (active runs are cancelled first)', params: s.LoopParams, body: s.EmptyBody, response: { 200: MessageBody, ...errorResponses() } }, preValidation: optionalBody },
+      { config: write, schema: { tags, operationId: 'deleteLoop', summary: 'Delete a loop and its run history (active runs are cancelled first)', params: s.LoopParams, body: s.EmptyBody, response: { 200: MessageBody, ...errorResponses() } }, preValidation: optionalBody },
       async (request) => {
         await service.deleteLoop(ctx, request.principal.org.id, request.params.slug);
         return { message: `Loop ${request.params.slug} deleted.` };
@@ -101,13 +109,13 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.post(
       '/loops/:slug/enable',
-      { config: write, schema: { tags, summary: 'Enable a loop (idempotent)', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
+      { config: write, schema: { tags, operationId: 'enableLoop', summary: 'Enable a loop (idempotent)', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
       async (request) => presentWithStats(request, await service.enableLoop(ctx, request.principal.org.id, request.params.slug)),
     );
 
     app.post(
       '/loops/:slug/disable',
-      { config: write, schema: { tags, summary: 'Disable a loop (idempotent); queued runs are cancelled', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
+      { config: write, schema: { tags, operationId: 'disableLoop', summary: 'Disable a loop (idempotent); queued runs are cancelled', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
       async (request) => presentWithStats(request, await service.disableLoop(ctx, request.principal.org.id, request.params.slug)),
     );
 
@@ -115,8 +123,8 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       '/loops/:slug/trigger',
       {
         config: { ...write, idempotent: true },
-        schema: { tags, summary: 'Start a run now; the run status says what the concurrency policy decided', params: s.LoopParams, body: s.TriggerBody, response: { 201: RunEnvelope, ...errorResponses(409) } },
-        preValidation: optionalBody,
+        schema: { tags, operationId: 'triggerLoop', headers: IdempotencyHeaders, summary: 'Start a run now; the run status says what the concurrency policy decided', params: s.LoopParams, body: s.TriggerBody, response: { 201: RunEnvelope, ...errorResponses(409) } },
+        preValidation: [optionalBody, boundedNesting('variables')],
       },
       async (request, reply) => {
         const run = await service.manualTrigger(ctx, request.principal.org.id, request.params.slug, request.body?.variables);
@@ -126,7 +134,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.get(
       '/loops/:slug/runs',
-      { config: read, schema: { tags, summary: 'Runs of a loop, most recent first', params: s.LoopParams, querystring: s.ListRunsQuery, response: { 200: Type.Object({ runs: Type.Array(Type.Ref('Run')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } } },
+      { config: read, schema: { tags, operationId: 'listLoopRuns', summary: 'Runs of a loop, most recent first', params: s.LoopParams, querystring: s.ListRunsQuery, response: { 200: Type.Object({ runs: Type.Array(Type.Ref('Run')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } } },
       async (request) => {
         const limit = clampLimit(request.query.limit ?? 20, 100);
         const offset = request.query.offset ?? 0;
@@ -137,7 +145,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.get(
       '/loops/:slug/runs/:run_id',
-      { config: read, schema: { tags, summary: 'Get a run', params: s.RunParams, response: { 200: RunEnvelope, ...errorResponses() } } },
+      { config: read, schema: { tags, operationId: 'getLoopRun', summary: 'Get a run', params: s.RunParams, response: { 200: RunEnvelope, ...errorResponses() } } },
       async (request) => {
         const { loop, run } = await service.getRun(ctx, request.principal.org.id, request.params.slug, request.params.run_id);
         return { run: (await runRecords(ctx.store.db, [run], loop.slug))[0] };
@@ -146,7 +154,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.post(
       '/loops/:slug/runs/:run_id/cancel',
-      { config: write, schema: { tags, summary: 'Cancel an active run (its pod is terminated)', params: s.RunParams, body: s.EmptyBody, response: { 200: Type.Object({ message: Type.String(), run: Type.Ref('Run') }), ...errorResponses(409) } }, preValidation: optionalBody },
+      { config: write, schema: { tags, operationId: 'cancelLoopRun', summary: 'Cancel an active run (its pod is terminated)', params: s.RunParams, body: s.EmptyBody, response: { 200: Type.Object({ message: Type.String(), run: Type.Ref('Run') }), ...errorResponses(409) } }, preValidation: optionalBody },
       async (request) => {
         const loop = await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug);
         const run = await cancelRun(ctx, loop, request.params.run_id);

@@ -5,7 +5,7 @@ import type { PodConfig } from '../../domain/pods/model.ts';
 import { podResultsView } from '../../domain/pods/results.ts';
 import * as service from '../../domain/pods/service.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
-import { MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
+import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
 import * as s from '../schemas/pods.ts';
 
 const tags = ['Pods'];
@@ -51,7 +51,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       '/pods',
       {
         config: { scope: 'pods:read' },
-        schema: { tags, summary: 'List pods, newest first', params: OrgParams, querystring: s.ListPodsQuery, response: { 200: Type.Object({ pods: Type.Array(Type.Ref('PodListItem')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } },
+        schema: { tags, operationId: 'listPods', summary: 'List pods, newest first', params: OrgParams, querystring: s.ListPodsQuery, response: { 200: Type.Object({ pods: Type.Array(Type.Ref('PodListItem')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } },
       },
       async (request) => {
         const limit = clampLimit(request.query.limit ?? 20, 100);
@@ -63,7 +63,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.get(
       '/pods/:key',
-      { config: { scope: 'pods:read' }, schema: { tags, summary: 'Get a pod', params: s.PodParams, response: { 200: Type.Object({ pod: Type.Ref('Pod') }), ...errorResponses() } } },
+      { config: { scope: 'pods:read' }, schema: { tags, operationId: 'getPod', summary: 'Get a pod', params: s.PodParams, response: { 200: Type.Object({ pod: Type.Ref('Pod') }), ...errorResponses() } } },
       async (request) => ({ pod: podDetail(await service.getPod(ctx, request.principal.org.id, request.params.key)) }),
     );
 
@@ -71,7 +71,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       '/pods/:key/output',
       {
         config: { scope: 'pods:read' },
-        schema: { tags, summary: "The agent's combined output (the last 1 MiB is kept)", params: s.PodParams, querystring: s.OutputQuery, response: { 200: Type.Object({ output: Type.String(), truncated: Type.Boolean(), total_bytes: Type.Integer() }), ...errorResponses() } },
+        schema: { tags, operationId: 'getPodOutput', summary: "The agent's combined output (the last 1 MiB is kept)", params: s.PodParams, querystring: s.OutputQuery, response: { 200: Type.Object({ output: Type.String(), truncated: Type.Boolean(), total_bytes: Type.Integer() }), ...errorResponses() } },
       },
       async (request) => service.readOutput(ctx, request.principal.org.id, request.params.key, request.query.tail_bytes),
     );
@@ -80,7 +80,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       '/pods',
       {
         config: { scope: 'pods:write', idempotent: true },
-        schema: { tags, summary: 'Create a pod: an agent run on a runner', params: OrgParams, body: s.CreatePodBody, response: { 201: s.CreatedPod, ...errorResponses(409, 503) } },
+        schema: { tags, operationId: 'createPod', headers: IdempotencyHeaders, summary: 'Create a pod: an agent run on a runner', params: OrgParams, body: s.CreatePodBody, response: { 201: s.CreatedPod, ...errorResponses(409, 503) } },
       },
       async (request, reply) => {
         const pod = await service.createPod(ctx, request.principal.org, request.body);
@@ -90,7 +90,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
 
     app.post(
       '/pods/:key/terminate',
-      { config: { scope: 'pods:write' }, schema: { tags, summary: 'Terminate an active pod', params: s.PodParams, response: { 200: MessageBody, ...errorResponses(409) } } },
+      { config: { scope: 'pods:write' }, schema: { tags, operationId: 'terminatePod', summary: 'Terminate an active pod', params: s.PodParams, response: { 200: MessageBody, ...errorResponses(409) } } },
       async (request) => {
         const pod = await service.terminatePod(ctx, request.principal.org.id, request.params.key);
         return { message: `Pod ${pod.key} terminated.` };

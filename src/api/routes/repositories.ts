@@ -26,7 +26,7 @@ export const repositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
         config: { scope: 'repos:read' },
         schema: {
           tags,
-          summary: 'List repositories, newest first',
+          operationId: 'listRepositories', summary: 'List repositories, newest first',
           params: OrgParams,
           querystring: s.NoQuery,
           response: { 200: s.RepositoryList, ...errorResponses() },
@@ -41,7 +41,7 @@ export const repositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
         config: { scope: 'repos:read' },
         schema: {
           tags,
-          summary: 'Get a repository',
+          operationId: 'getRepository', summary: 'Get a repository',
           params: s.RepositoryParams,
           querystring: s.NoQuery,
           response: { 200: s.RepositoryEnvelope, ...errorResponses() },
@@ -58,9 +58,10 @@ export const repositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
         config: { scope: 'repos:read' },
         schema: {
           tags,
-          summary: "List the repository's branches, read live from its provider with the caller's access token",
+          operationId: 'listRepositoryBranches', summary: "List the repository's branches, read live from its provider with the caller's access token",
           description:
-            'The token (query `access_token` or header `X-Git-Access-Token`, the header winning) is used for this call only: ' +
+            'One of the query parameter `access_token` and the header `X-Git-Access-Token` is required (400 without either; ' +
+            'OpenAPI cannot mark two parameters as alternatives). The header wins if both are sent. The token is used for this call only: ' +
             'it is never stored or logged. A token the provider refuses is 400; other provider failures are 502 PROVIDER_ERROR.',
           params: s.RepositoryParams,
           querystring: s.BranchesQuery,
@@ -80,7 +81,7 @@ export const repositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
         config: { scope: 'repos:read' },
         schema: {
           tags,
-          summary: "List the repository's merge (pull) requests, newest first, read live with its stored token",
+          operationId: 'listMergeRequests', summary: "List the repository's merge (pull) requests, newest first, read live with its stored token",
           description:
             'A `git` repository, or one registered without a token, has none. If the provider fails or refuses the stored token: 502 PROVIDER_ERROR.',
           params: s.RepositoryParams,

@@ -31,19 +31,19 @@ export function presentRunner(runner: RunnerWithCount) {
 export const runnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function runnersApi(app) {
     const config = { scope: 'runners:read' as const };
-    app.get('/runners', { config, schema: { tags, summary: 'List runners', params: OrgParams, response: { 200: RunnerList, ...errorResponses() } } }, async (request) => ({
+    app.get('/runners', { config, schema: { tags, operationId: 'listRunners', summary: 'List runners', params: OrgParams, response: { 200: RunnerList, ...errorResponses() } } }, async (request) => ({
       runners: (await service.listRunners(ctx, request.principal.org.id)).map(presentRunner),
     }));
 
     app.get(
       '/runners/available',
-      { config, schema: { tags, summary: 'Online runners with free capacity', params: OrgParams, response: { 200: RunnerList, ...errorResponses() } } },
+      { config, schema: { tags, operationId: 'listAvailableRunners', summary: 'Online runners with free capacity', params: OrgParams, response: { 200: RunnerList, ...errorResponses() } } },
       async (request) => ({ runners: (await service.availableRunners(ctx, request.principal.org.id)).map(presentRunner) }),
     );
 
     app.get(
       '/runners/:id',
-      { config, schema: { tags, summary: 'Get a runner', params: s.RunnerParams, response: { 200: Type.Object({ runner: Type.Ref('Runner') }), ...errorResponses() } } },
+      { config, schema: { tags, operationId: 'getRunner', summary: 'Get a runner', params: s.RunnerParams, response: { 200: Type.Object({ runner: Type.Ref('Runner') }), ...errorResponses() } } },
       async (request) => ({ runner: presentRunner(await service.getRunner(ctx, request.principal.org.id, request.params.id)) }),
     );
 
@@ -51,7 +51,7 @@ export const runnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       '/runners/:id/pods',
       {
         config,
-        schema: { tags, summary: 'Pods on a runner, newest first', params: s.RunnerParams, querystring: s.RunnerPodsQuery, response: { 200: Type.Object({ pods: Type.Array(Type.Ref('RunnerPodItem')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } },
+        schema: { tags, operationId: 'listRunnerPods', summary: 'Pods on a runner, newest first', params: s.RunnerParams, querystring: s.RunnerPodsQuery, response: { 200: Type.Object({ pods: Type.Array(Type.Ref('RunnerPodItem')), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }), ...errorResponses() } },
       },
       async (request) => {
         const limit = clampLimit(request.query.limit ?? 50, 100);

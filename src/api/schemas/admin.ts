@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { SCOPES } from '../../domain/auth/scopes.ts';
 import { TICKET_PREFIX_PATTERN } from '../../domain/tickets/model.ts';
-import { Id, Nullable, Timestamp } from './common.ts';
+import { Id, Nullable, OrgSlugParam, Text, Timestamp } from './common.ts';
 
 export const OrgSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$', description: 'lower-case letters, digits and -, 2–63 characters' });
 export const TicketPrefix = Type.String({ pattern: TICKET_PREFIX_PATTERN, description: 'upper-case, 1–10 characters, starting with a letter' });
@@ -11,7 +11,7 @@ export const Org = Type.Object(
   { $id: 'Org' },
 );
 export const CreateOrgBody = Type.Object(
-  { slug: OrgSlug, name: Type.String({ minLength: 1, maxLength: 255 }), ticket_prefix: Type.Optional(TicketPrefix) },
+  { slug: OrgSlug, name: Text({ minLength: 1, maxLength: 255 }), ticket_prefix: Type.Optional(TicketPrefix) },
   { additionalProperties: false },
 );
 
@@ -21,7 +21,7 @@ export const ApiKey = Type.Object(
     id: Type.Integer(),
     name: Type.String(),
     prefix: Type.String({ description: 'the first 12 characters of the key, to recognise it' }),
-    scopes: Type.Array(Type.String()),
+    scopes: Type.Array(ScopeName),
     expires_at: Nullable(Timestamp),
     last_used_at: Nullable(Timestamp),
     revoked_at: Nullable(Timestamp),
@@ -31,7 +31,7 @@ export const ApiKey = Type.Object(
 );
 export const CreateApiKeyBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255 }),
+    name: Text({ minLength: 1, maxLength: 255 }),
     scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
     expires_at: Type.Optional(Type.String({ format: 'date-time' })),
   },
@@ -43,9 +43,9 @@ export const User = Type.Object(
   { $id: 'User' },
 );
 export const CreateUserBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 255 }), email: Type.String({ format: 'email', maxLength: 320 }) },
+  { name: Text({ minLength: 1, maxLength: 255 }), email: Text({ format: 'email', maxLength: 320 }) },
   { additionalProperties: false },
 );
 
-export const AdminOrgParams = Type.Object({ org: Type.String({ maxLength: 64 }) });
-export const AdminKeyParams = Type.Object({ org: Type.String({ maxLength: 64 }), id: Id });
+export const AdminOrgParams = Type.Object({ org: OrgSlugParam });
+export const AdminKeyParams = Type.Object({ org: OrgSlugParam, id: Id });

@@ -9,15 +9,18 @@ import {
   MESSAGE_LIMIT,
   SENDER_TYPES,
 } from '../../domain/channels/model.ts';
-import { Limit, Nullable, OrgParams, QueryBoolean, Timestamp } from './common.ts';
+import { Limit, NonBlank, Nullable, OrgParams, QueryBoolean, Text, Timestamp } from './common.ts';
 
 /** Ids bounded to what a JSON number holds exactly, so a huge id is a 400 rather than a database error. */
 const RowId = (description?: string) =>
   Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...(description === undefined ? {} : { description }) });
-const Name = Type.String({ minLength: CHANNEL_NAME_MIN, maxLength: CHANNEL_NAME_MAX, pattern: '\\S' });
-const Description = Type.String({ maxLength: MAX_DESCRIPTION });
-const Document = Type.String({ maxLength: MAX_DOCUMENT, description: 'Initial document or context for the channel' });
-const TicketSlug = Type.String({ minLength: 1, maxLength: 80 });
+const Name = NonBlank({ minLength: CHANNEL_NAME_MIN, maxLength: CHANNEL_NAME_MAX });
+const Description = Text({ maxLength: MAX_DESCRIPTION });
+const Document = Text({
+  maxLength: MAX_DOCUMENT,
+  description: 'Initial document or context for the channel (at most as long as a 1 MiB body can hold, whatever its characters)',
+});
+const TicketSlug = Text({ minLength: 1, maxLength: 80 });
 /** Pod keys: lowercase letters, digits and `-`, at most 64 characters (contract §4). */
 const PodKey = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9-]+$' });
 
@@ -82,7 +85,7 @@ export const UpdateChannelBody = Type.Object(
 
 export const PostMessageBody = Type.Object(
   {
-    content: Type.String({ minLength: 1, maxLength: MAX_CONTENT }),
+    content: Text({ minLength: 1, maxLength: MAX_CONTENT }),
     pod_key: Type.Optional(PodKey),
   },
   { additionalProperties: false },
@@ -91,7 +94,7 @@ export const PostMessageBody = Type.Object(
 export const ListChannelsQuery = Type.Object(
   {
     repository_id: Type.Optional(RowId()),
-    ticket_slug: Type.Optional(Type.String({ maxLength: 80, description: 'matched ignoring case' })),
+    ticket_slug: Type.Optional(Text({ maxLength: 80, description: 'matched ignoring case' })),
     include_archived: Type.Optional(QueryBoolean),
     limit: Type.Optional(Limit(CHANNEL_LIST_LIMIT.default, CHANNEL_LIST_LIMIT.max)),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
-import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES, SLUG_PATTERN } from '../../domain/loops/model.ts';
-import { Id, Limit, Nullable, Offset, OrgParams, Timestamp } from './common.ts';
+import { CONCURRENCY_POLICIES, EXECUTION_MODES, MAX_VARIABLES_DEPTH, RUN_STATUSES, SANDBOX_STRATEGIES, SLUG_PATTERN } from '../../domain/loops/model.ts';
+import { CRON_PATTERN, TIMEZONE_PATTERN, expressionProblem, timezoneProblem } from '../../domain/loops/schedule.ts';
+import { Id, Limit, NO_NUL, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 import { resultFields } from './pods.ts';
 
 const AutopilotConfig = Type.Object(
@@ -10,25 +11,53 @@ const AutopilotConfig = Type.Object(
   },
   { additionalProperties: false },
 );
-const CallbackUrl = Type.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$', description: 'http(s) URL' });
-const AgentSlug = Type.String({ minLength: 1, maxLength: 100 });
+const CallbackUrl = Type.String({
+  maxLength: 2048,
+  pattern: explainedPattern('^https?://[^\\s\\u0000]+$', 'must be an http(s) URL without whitespace'),
+  description:
+    'http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them.',
+});
+const AgentSlug = Text({ minLength: 1, maxLength: 100 });
 /**
- * Template values by name. TypeBox turns a Record's key schema into `patternProperties: {"^.*$"}` and
- * drops its maxLength, so the limit on names is stated as `propertyNames`.
+ * Template values by name: any JSON values (see JsonValue), nested at most MAX_VARIABLES_DEPTH
+ * levels, names up to 200 characters.
  */
-const Variables = Type.Record(Type.String(), Type.Unknown(), { propertyNames: { maxLength: 200 } });
+const Variables = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  propertyNames: { maxLength: 200, pattern: NO_NUL },
+  additionalProperties: { $ref: 'JsonValue' },
+  description: `values by placeholder name; values that are not strings are rendered as JSON. Objects and arrays may nest at most ${MAX_VARIABLES_DEPTH} levels (400 beyond).`,
+});
+const AGENT_RULE =
+  'Give agent_slug (a built-in agent) or custom_agent_slug (a custom agent of the organization), not both; ' +
+  "with neither, the server's default agent. An unknown slug is 400.";
+const CronExpression = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: explainedPattern(CRON_PATTERN, (value) => expressionProblem(String(value), 'UTC') ?? 'must have five fields (minute hour day-of-month month day-of-week)'),
+  description:
+    'Five fields: minute hour day-of-month month day-of-week (lists, ranges, steps, names; L, W, # and ? as croner reads them). ' +
+    'Six- and seven-field forms and nicknames such as @hourly are refused; so is an expression that matches no date (400 with the reason).',
+});
+const CronTimezone = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: explainedPattern(TIMEZONE_PATTERN, (value) => timezoneProblem(String(value)) ?? 'must be an IANA time zone name'),
+  description:
+    "An IANA time zone name (e.g. UTC, Europe/Berlin), matched ignoring case; it must exist in the server's time zone data (400 otherwise). Offsets such as +01:00 are refused.",
+});
 
 const fields = {
-  description: Type.String({ maxLength: 10_000 }),
+  description: Text({ maxLength: 10_000 }),
   agent_slug: AgentSlug,
   custom_agent_slug: AgentSlug,
   prompt_variables: Variables,
   repository_id: Id,
   runner_id: Id,
-  branch_name: Type.String({ minLength: 1, maxLength: 200 }),
+  branch_name: Text({ minLength: 1, maxLength: 200 }),
   execution_mode: Type.Enum(EXECUTION_MODES),
-  cron_expression: Type.String({ minLength: 1, maxLength: 200 }),
-  cron_timezone: Type.String({ minLength: 1, maxLength: 100 }),
+  cron_expression: CronExpression,
+  cron_timezone: CronTimezone,
   sandbox_strategy: Type.Enum(SANDBOX_STRATEGIES),
   session_persistence: Type.Boolean(),
   concurrency_policy: Type.Enum(CONCURRENCY_POLICIES),
@@ -37,8 +66,12 @@ const fields = {
   callback_url: CallbackUrl,
   autopilot_config: AutopilotConfig,
 };
-const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
-const Template = Type.String({ minLength: 1, maxLength: 100_000 });
+const Name = NonBlank({ maxLength: 255 });
+const Template = Text({
+  minLength: 1,
+  maxLength: 100_000,
+  description: 'The prompt, with {{name}} placeholders (spaces inside the braces allowed) filled from prompt_variables and trigger variables',
+});
 
 export const CreateLoopBody = Type.Object(
   {
@@ -63,7 +96,7 @@ export const CreateLoopBody = Type.Object(
     callback_url: Type.Optional(fields.callback_url),
     autopilot_config: Type.Optional(fields.autopilot_config),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, not: { required: ['agent_slug', 'custom_agent_slug'] }, description: AGENT_RULE },
 );
 
 /** PUT: every field optional; the optional references may be cleared with null. */
@@ -89,7 +122,12 @@ export const UpdateLoopBody = Type.Object(
     callback_url: Type.Optional(Nullable(CallbackUrl)),
     autopilot_config: Type.Optional(AutopilotConfig),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Both given as slugs is the one combination refused; a null clears the other.
+    not: { required: ['agent_slug', 'custom_agent_slug'], properties: { agent_slug: { type: 'string' }, custom_agent_slug: { type: 'string' } } },
+    description: `${AGENT_RULE} Setting one clears the other.`,
+  },
 );
 
 export const TriggerBody = Type.Object({ variables: Type.Optional(Variables) }, { additionalProperties: false });
@@ -110,12 +148,12 @@ export const Loop = Type.Object(
     repository_id: Nullable(Type.Integer()),
     runner_id: Nullable(Type.Integer()),
     branch_name: Nullable(Type.String()),
-    execution_mode: Type.String(),
+    execution_mode: Type.Enum(EXECUTION_MODES),
     cron_expression: Nullable(Type.String()),
     cron_timezone: Type.String(),
-    sandbox_strategy: Type.String(),
+    sandbox_strategy: Type.Enum(SANDBOX_STRATEGIES),
     session_persistence: Type.Boolean(),
-    concurrency_policy: Type.String(),
+    concurrency_policy: Type.Enum(CONCURRENCY_POLICIES),
     max_concurrent_runs: Type.Integer(),
     timeout_minutes: Type.Integer(),
     callback_url: Nullable(Type.String()),
@@ -160,7 +198,7 @@ export const Run = Type.Object(
   { $id: 'Run' },
 );
 
-export const LoopParams = Type.Object({ ...OrgParams.properties, slug: Type.String({ minLength: 1, maxLength: 63 }) });
+export const LoopParams = Type.Object({ ...OrgParams.properties, slug: Text({ minLength: 1, maxLength: 63 }) });
 export const RunParams = Type.Object({ ...LoopParams.properties, run_id: Id });
 export const ListLoopsQuery = Type.Object(
   // No defaults here: without limit and offset the list holds every loop (contract §3, List); a
@@ -174,4 +212,17 @@ export const ListLoopsQuery = Type.Object(
 export const ListRunsQuery = Type.Object(
   { status: Type.Optional(Type.Enum(RUN_STATUSES as string[])), limit: Type.Optional(Limit(20, 100)), offset: Type.Optional(Offset) },
   { additionalProperties: false },
+);
+
+/** The body of the `loop.run.finished` callback (contract §3), as src/domain/loops/callbacks.ts sends it. */
+export const LoopRunFinishedEvent = Type.Object(
+  {
+    type: Type.Literal('loop.run.finished'),
+    timestamp: Timestamp,
+    data: Type.Object({
+      loop: Type.Object({ id: Type.Integer(), slug: Type.String(), name: Type.String() }),
+      run: Type.Ref('Run'),
+    }),
+  },
+  { $id: 'LoopRunFinishedEvent' },
 );

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { POD_STATUSES } from '../../domain/pods/model.ts';
-import { Id, Limit, Nullable, Offset, OrgParams, Timestamp } from './common.ts';
+import { Id, Limit, Nullable, Offset, OrgParams, Text, Timestamp } from './common.ts';
 
 export const PodStatus = Type.Enum(POD_STATUSES as string[]);
-export const PodKey = Type.String({ minLength: 1, maxLength: 64 });
+export const PodKey = Text({ minLength: 1, maxLength: 64 });
 
 const Count = (description: string) => Nullable(Type.Number({ minimum: 0, description }));
 
@@ -64,11 +64,13 @@ export const RunnerPodItem = Type.Object(
 
 export const CreatePodBody = Type.Object(
   {
-    agent_slug: Type.String({ minLength: 1, maxLength: 100 }),
-    agentfile_layer: Type.Optional(Type.String({ maxLength: 64 * 1024 })),
+    agent_slug: Text({ minLength: 1, maxLength: 100, description: 'a built-in agent or a custom agent of the organization (400 otherwise)' }),
+    agentfile_layer: Type.Optional(
+      Text({ maxLength: 64 * 1024, description: 'PROMPT, MODE, CONFIG, REPO, BRANCH and CREDENTIAL directives, one a line; a bad line is 400 naming it' }),
+    ),
     runner_id: Type.Optional(Id),
-    ticket_slug: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
-    alias: Type.Optional(Type.String({ maxLength: 100 })),
+    ticket_slug: Type.Optional(Text({ minLength: 1, maxLength: 80, description: 'a ticket of the organization (400 otherwise)' })),
+    alias: Type.Optional(Text({ maxLength: 100 })),
   },
   { additionalProperties: false },
 );

@@ -1,12 +1,21 @@
 import { Type, type Static } from 'typebox';
 import { MAX_TOKEN_LENGTH, MERGE_REQUEST_STATES, PROVIDERS } from '../../domain/repositories/model.ts';
 import { TicketPrefix } from './admin.ts';
-import { Nullable, OrgParams, Timestamp } from './common.ts';
+import { NonBlank, Nullable, OrgParams, Text, Timestamp, VISIBLE_ASCII, explainedPattern } from './common.ts';
+export { NoQuery } from './common.ts';
 
 export const Provider = Type.Enum(PROVIDERS);
 /** Capped so that a huge number is a 400 rather than an overflow in a bigint column. */
 export const RepositoryId = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-const AccessToken = (description: string) => Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH, description });
+/** Tokens hold no whitespace or control characters (see tokenProblem). */
+const TOKEN_PATTERN = explainedPattern('^[^\\s\\u0000-\\u001f\\u007f]+$', 'must not contain whitespace or control characters');
+/** Names and URLs hold no control characters (see hasControl in the domain model). */
+const PRINTABLE = explainedPattern('^[^\\u0000-\\u001f\\u007f]+$', 'must not contain control characters');
+const PRINTABLE_NOT_BLANK = explainedPattern(
+  '^[^\\S\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
+  'must not be blank or contain control characters',
+);
+const AccessToken = (description: string) => Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH, pattern: TOKEN_PATTERN, description });
 
 const publicFields = {
   id: Type.Integer(),
@@ -53,30 +62,35 @@ export const BranchList = Type.Object({ branches: Type.Array(Type.String()) });
 export const MergeRequestList = Type.Object({ merge_requests: Type.Array(Type.Ref('MergeRequest')) });
 
 export const RepositoryParams = Type.Object({ ...OrgParams.properties, id: RepositoryId });
-export const NoQuery = Type.Object({}, { additionalProperties: false });
 export const BranchesQuery = Type.Object(
   { access_token: Type.Optional(AccessToken('a Git provider access token of the caller; never stored or logged')) },
   { additionalProperties: false },
 );
 export const BranchesHeaders = Type.Object({
-  'x-git-access-token': Type.Optional(AccessToken('alternative to the access_token parameter; wins if both are sent')),
+  'x-git-access-token': Type.Optional(
+    Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH, pattern: VISIBLE_ASCII, description: 'alternative to the access_token parameter; wins if both are sent' }),
+  ),
 });
 export const MergeRequestsQuery = Type.Object(
   {
-    branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'source branch' })),
+    branch: Type.Optional(Text({ minLength: 1, maxLength: 255, description: 'source branch' })),
     state: Type.Optional(Type.Enum(MERGE_REQUEST_STATES, { default: 'all' })),
   },
   { additionalProperties: false },
 );
 
-const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '\\S' });
-
 export const CreateRepositoryBody = Type.Object(
   {
-    name: Text(255),
-    full_name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'owner/repo (GitHub, Gitea) or group/sub/project (GitLab)' }),
+    name: NonBlank({ maxLength: 255 }),
+    full_name: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: PRINTABLE_NOT_BLANK,
+      description: 'owner/repo (GitHub, Gitea) or group/sub/project (GitLab), 400 otherwise; any name for git',
+    }),
     provider: Provider,
     url: Type.String({
+      pattern: PRINTABLE,
       minLength: 1,
       maxLength: 2048,
       description: 'clone URL: http(s), ssh:// or user@host:path; for git also file:// or an absolute path',
@@ -85,17 +99,17 @@ export const CreateRepositoryBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        pattern: '^[^-\\s~^:?*\\[\\\\][^\\s~^:?*\\[\\\\]*$',
+        pattern: explainedPattern('^[^-\\s~^:?*\\[\\\\\\u0000][^\\s~^:?*\\[\\\\\\u0000]*$', 'must be a branch name (no whitespace, none of ~^:?*[\\, no leading -)'),
         default: 'main',
         description: 'a branch name (no whitespace, no leading -); default main',
       }),
     ),
     ticket_prefix: Type.Optional(TicketPrefix),
     api_base_url: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2048, description: "the provider's API root, e.g. https://gitlab.example.com/api/v4" }),
+      Text({ minLength: 1, maxLength: 2048, description: "the provider's API root, an http(s) URL, e.g. https://gitlab.example.com/api/v4; required for gitea, refused for git (400)" }),
     ),
     token: Type.Optional(
-      Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH, description: 'used server-side for merge requests; stored encrypted, never returned' }),
+      Type.String({ minLength: 1, maxLength: MAX_TOKEN_LENGTH, pattern: TOKEN_PATTERN, description: 'used server-side for merge requests; stored encrypted, never returned' }),
     ),
   },
   { additionalProperties: false },

@@ -1,19 +1,30 @@
 import { Type, type Static } from 'typebox';
-import { MAX_LABELS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../domain/tickets/model.ts';
-import { Id, Limit, Nullable, Offset, OrgParams, Timestamp } from './common.ts';
+import { MAX_LABEL_LENGTH, MAX_LABELS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../domain/tickets/model.ts';
+import { Id, Limit, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 
 export const TicketType = Type.Enum(TICKET_TYPES);
 export const TicketStatus = Type.Enum(TICKET_STATUSES);
 export const TicketPriority = Type.Enum(TICKET_PRIORITIES);
-const Title = Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' });
-const Description = Type.String({ maxLength: 100_000 });
-const Labels = Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: MAX_LABELS });
-const Slug = Type.String({ minLength: 1, maxLength: 80 });
+const Title = NonBlank({ maxLength: 500 });
+const Description = Text({ maxLength: 100_000 });
+const Labels = Type.Array(Text({ minLength: 1, maxLength: MAX_LABEL_LENGTH }), { maxItems: MAX_LABELS });
+const Slug = Text({ minLength: 1, maxLength: 80 });
+
+/**
+ * The `labels` filter: at most MAX_LABELS comma-separated labels, each at most MAX_LABEL_LENGTH
+ * characters once the whitespace around it is trimmed; empty items are ignored. Written so that
+ * every item matches one way only (no backtracking blow-up on a long refused value).
+ */
+const LABEL_ITEM = `\\s*(?:[^,\\s\\u0000](?:[^,\\u0000]{0,${MAX_LABEL_LENGTH - 2}}[^,\\s\\u0000])?\\s*)?`;
+const LABELS_FILTER = explainedPattern(
+  `^${LABEL_ITEM}(?:,${LABEL_ITEM}){0,${MAX_LABELS - 1}}$`,
+  `must be at most ${MAX_LABELS} comma-separated labels of at most ${MAX_LABEL_LENGTH} characters each`,
+);
 
 const listFields = {
   id: Type.Integer(),
   slug: Type.String(),
-  type: Type.String(),
+  type: TicketType,
   title: Type.String(),
   status: TicketStatus,
   priority: TicketPriority,
@@ -34,7 +45,7 @@ export const BoardTicket = Type.Object(
     id: Type.Integer(),
     slug: Type.String(),
     title: Type.String(),
-    type: Type.String(),
+    type: TicketType,
     priority: TicketPriority,
     assignee_id: Nullable(Type.Integer()),
   },
@@ -93,7 +104,13 @@ export const ListTicketsQuery = Type.Object(
     status: Type.Optional(TicketStatus),
     type: Type.Optional(TicketType),
     assignee_id: Type.Optional(Id),
-    labels: Type.Optional(Type.String({ maxLength: MAX_LABELS * 51, description: 'comma-separated; tickets must have all of them' })),
+    labels: Type.Optional(
+      Type.String({
+        maxLength: MAX_LABELS * (MAX_LABEL_LENGTH + 1),
+        pattern: LABELS_FILTER,
+        description: `comma-separated, at most ${MAX_LABELS} labels of at most ${MAX_LABEL_LENGTH} characters (trimmed); tickets must have all of them`,
+      }),
+    ),
     limit: Type.Optional(Limit(20, 100)),
     offset: Type.Optional(Offset),
   },

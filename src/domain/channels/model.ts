@@ -16,11 +16,13 @@ export interface MessageAuthor {
 export const CHANNEL_NAME_MIN = 2;
 export const CHANNEL_NAME_MAX = 100;
 /**
- * Size caps (characters). Bodies are at most 1 MiB, so a document of 1,000,000 ASCII characters
- * still fits in one request with its JSON framing; multi-byte text meets the 413 first.
+ * Size caps (characters). Bodies are at most 1 MiB, and a character takes at most 6 bytes in a JSON
+ * body written as UTF-8 (a control character is escaped as \u00XX; a 4-byte character counts as
+ * one character), so a create or update body holding every field at its maximum, written in any
+ * characters, fits in 1 MiB: a valid document is never refused as too large (413).
  */
 export const MAX_DESCRIPTION = 10_000;
-export const MAX_DOCUMENT = 1_000_000;
+export const MAX_DOCUMENT = 160_000;
 export const MAX_CONTENT = 100_000;
 
 /**

@@ -1,3 +1,4 @@
+import { invalid } from '../../errors.ts';
 import type { RunStatus } from '../../store/schema-loops.ts';
 
 export const EXECUTION_MODES = ['direct', 'autopilot'] as const;
@@ -28,6 +29,13 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
     for (const child of Object.values(item)) stack.push([child, depth + 1]);
   }
   return false;
+}
+
+/** Throws VALIDATION_FAILED naming `field` when template values nest deeper than MAX_VARIABLES_DEPTH. */
+export function checkVariablesDepth(field: '/prompt_variables' | '/variables', value: unknown): void {
+  if (value !== undefined && nestedDeeperThan(value, MAX_VARIABLES_DEPTH)) {
+    throw invalid(field, `must not nest objects or arrays more than ${MAX_VARIABLES_DEPTH} levels deep`);
+  }
 }
 
 /** A slug from a name: lower-case, other characters become `-`, trimmed, at most 63, `loop` if empty. */

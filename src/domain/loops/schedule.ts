@@ -56,8 +56,23 @@ const NICKNAMES: Record<string, string> = {
 
 const FIELDS = 'minute hour day-of-month month day-of-week';
 
+/** The characters cron fields are made of: digits, names, `*`, `?`, `,`, `/`, `-`, `L`, `W`, `#`, a leading `+`. */
+const FIELD = '[0-9A-Za-z*?,/#+-]+';
+/**
+ * The shape every usable expression has, as the API schema states it: five such fields between
+ * optional whitespace. Whether the fields make sense (ranges, names, a date that exists) only
+ * croner can say.
+ */
+export const CRON_PATTERN = `^\\s*${FIELD}(?:\\s+${FIELD}){4}\\s*$`;
+/**
+ * The shape of an IANA zone name (`UTC`, `Europe/Berlin`, `America/Argentina/Buenos_Aires`,
+ * `Etc/GMT+5`): offsets such as `+01:00` do not have it. Whether the zone exists only the
+ * runtime's time zone data can say.
+ */
+export const TIMEZONE_PATTERN = '^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$';
+
 /** Why a cron expression is unusable, or null. `timezone` must already be valid. */
-function expressionProblem(expression: string, timezone: string): string | null {
+export function expressionProblem(expression: string, timezone: string): string | null {
   const text = expression.trim();
   if (text === '') return `must not be empty; use five fields (${FIELDS}), e.g. "0 9 * * MON-FRI"`;
   if (text.startsWith('@')) {
@@ -84,7 +99,7 @@ function expressionProblem(expression: string, timezone: string): string | null 
 }
 
 /** Why a time zone is unusable, or null. IANA names only (`UTC`, `Europe/Berlin`; case-insensitive), not offsets. */
-function timezoneProblem(timezone: string): string | null {
+export function timezoneProblem(timezone: string): string | null {
   const hint = 'must be an IANA time zone name, e.g. "UTC" or "Europe/Berlin"';
   // Newer engines accept offset zones such as "+01:00"; those are not IANA names and ignore DST.
   if (timezone === '' || /^[+-]/.test(timezone)) return hint;

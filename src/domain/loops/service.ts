@@ -9,7 +9,7 @@ import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
-import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, MAX_VARIABLES_DEPTH, nestedDeeperThan, slugFromName, uniqueSlug } from './model.ts';
+import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
 
@@ -63,9 +63,7 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
   if (fields.runner_id !== null && !(await runners.findRunner(db, orgId, fields.runner_id))) {
     throw invalid('/runner_id', 'must be the id of a runner of this organization');
   }
-  if (nestedDeeperThan(fields.prompt_variables, MAX_VARIABLES_DEPTH)) {
-    throw invalid('/prompt_variables', `must not nest objects or arrays more than ${MAX_VARIABLES_DEPTH} levels deep`);
-  }
+  checkVariablesDepth('/prompt_variables', fields.prompt_variables);
   if (fields.cron_expression !== null) validateCron(fields.cron_expression, fields.cron_timezone);
   else validateTimezone(fields.cron_timezone);
 }
@@ -221,9 +219,7 @@ export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string
 
 export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {
   // A bad body is 400 before an unknown loop is 404 (contract §1, order of checks).
-  if (variables && nestedDeeperThan(variables, MAX_VARIABLES_DEPTH)) {
-    throw invalid('/variables', `must not nest objects or arrays more than ${MAX_VARIABLES_DEPTH} levels deep`);
-  }
+  checkVariablesDepth('/variables', variables);
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   return triggerRun(ctx, loop.id, { type: 'manual', variables });
 }

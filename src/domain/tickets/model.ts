@@ -10,6 +10,7 @@ export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
 export const priorityRank = (priority: TicketPriority): number => TICKET_PRIORITIES.indexOf(priority);
 
 export const MAX_LABELS = 20;
+export const MAX_LABEL_LENGTH = 50;
 
 /** Duplicates dropped, first occurrence kept. */
 export function normalizeLabels(labels: readonly string[]): string[] {

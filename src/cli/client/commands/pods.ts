@@ -1,0 +1,146 @@
+import fs from 'node:fs';
+import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
+import { followOutput } from '../../../client/sse.ts';
+import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
+import { pageNote, record, show, table, when, type Column } from '../output.ts';
+
+export const POD_STATUSES = ['initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'] as const;
+
+export const podColumns: Column<Schemas['PodListItem'] | Schemas['RunnerPodItem']>[] = [
+  { header: 'KEY', value: (p) => p.key },
+  { header: 'STATUS', value: (p) => p.status },
+  { header: 'AGENT', value: (p) => p.agent_slug },
+  { header: 'RUNNER', value: (p) => ('runner_id' in p ? p.runner_id : undefined) },
+  { header: 'CREATED', value: (p) => when(p.created_at) },
+  { header: 'PROMPT', value: (p) => p.prompt, max: 50 },
+];
+
+/**
+ * Streams a pod's output to stdout until its `end` event (contract §11) and answers the end. With
+ * --json each event is one JSON line.
+ */
+async function streamOutput(ctx: CommandContext, client: DroverClient, key: string, offset = 0): Promise<{ status: string; exit_code: number | null } | null> {
+  const retry = (reason: string, ms: number) => ctx.err.write(`drover: ${reason}; reconnecting in ${ms / 1000} s\n`);
+  for await (const event of followOutput(client, key, { offset, signal: ctx.signal, onRetry: retry })) {
+    if (event.type === 'output') ctx.out.write(ctx.json ? `${JSON.stringify({ offset: event.offset, data: event.data })}\n` : event.data);
+    else {
+      if (ctx.json) ctx.out.write(`${JSON.stringify({ end: { status: event.status, exit_code: event.exit_code } })}\n`);
+      return event;
+    }
+  }
+  return null;
+}
+
+/** The agentfile for `pods run`: the file's directives, then the prompt as one JSON-quoted PROMPT line. */
+function agentfile(prompt: string | undefined, file: string | undefined): string | undefined {
+  const lines: string[] = [];
+  if (file !== undefined) {
+    try {
+      lines.push(fs.readFileSync(file, 'utf8').replace(/\n+$/, ''));
+    } catch (error) {
+      throw new UsageError(`--agentfile: ${(error as Error).message}`);
+    }
+  }
+  if (prompt !== undefined) lines.push(`PROMPT ${JSON.stringify(prompt)}`);
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
+export const podCommands: Command[] = [
+  {
+    name: 'pods list',
+    summary: 'List pods, newest first.',
+    options: {
+      status: { type: 'string', value: 'STATUS', description: POD_STATUSES.join(', ') },
+      ...pageOptions('default 20, at most 100'),
+    },
+    examples: ['drover pods list', 'drover pods list --status running'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const query = { ...pageQuery(p), ...defined({ status: read.oneOf(p, 'status', POD_STATUSES) }) };
+      const answer = await client.call(client.api.GET(`${ORG_BASE}/pods`, { params: { path: client.path, query } }));
+      show(ctx, answer, (d) => table(d.pods, podColumns, 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
+    },
+  },
+  {
+    name: 'pods get',
+    summary: 'Show a pod.',
+    args: ['KEY'],
+    examples: ['drover pods get p-1a2b3c4d5e6f7g'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/pods/{key}`, { params: { path: { ...client.path, key: p.positionals[0] } } })), (d) => record(d.pod));
+    },
+  },
+  {
+    name: 'pods run',
+    summary: 'Start a pod: an agent run on a runner. With --follow, print its output as it comes and exit with the agent\'s exit code.',
+    options: {
+      agent: { type: 'string', value: 'SLUG', description: 'the agent (shell, claude-code, codex, …, or a custom agent); required' },
+      prompt: { type: 'string', value: 'TEXT', description: 'the prompt ("-" reads it from stdin)' },
+      agentfile: { type: 'string', value: 'FILE', description: 'more agentfile directives (MODE, CONFIG, REPO, BRANCH, CREDENTIAL)' },
+      runner: { type: 'string', value: 'ID', description: 'run on this runner' },
+      ticket: { type: 'string', value: 'SLUG', description: 'link a ticket' },
+      alias: { type: 'string', value: 'NAME', description: 'a display name' },
+      follow: { type: 'boolean', short: 'f', description: 'stream the output; exit with the agent\'s exit code' },
+    },
+    notes: [`With --follow the exit code is the agent's; ${EXIT.NOT_COMPLETED} when the pod ended without one (terminated, failed to start).`],
+    examples: ["drover pods run --agent shell --prompt 'echo hi' --follow", 'drover pods run --agent claude-code --prompt - --runner 2 < task.md'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const agent = read.string(p, 'agent');
+      if (!agent) throw new UsageError('--agent is required');
+      let prompt = read.string(p, 'prompt');
+      if (prompt === '-') prompt = await ctx.readStdin();
+      const body = defined({
+        agent_slug: agent,
+        agentfile_layer: agentfile(prompt, read.string(p, 'agentfile')),
+        runner_id: read.integer(p, 'runner', 1),
+        ticket_slug: read.string(p, 'ticket'),
+        alias: read.string(p, 'alias'),
+      });
+      const created = await client.call(client.api.POST(`${ORG_BASE}/pods`, { params: { path: client.path }, body }));
+      if (!read.flag(p, 'follow')) return show(ctx, created, (d) => record(d.pod));
+      if (ctx.json) ctx.out.write(`${created.raw}\n`);
+      else ctx.err.write(`pod ${created.data.pod.pod_key} ${created.data.pod.status}\n`);
+      const end = await streamOutput(ctx, client, created.data.pod.pod_key);
+      if (!end) return EXIT.NOT_COMPLETED;
+      if (!ctx.json) ctx.err.write(`pod ${created.data.pod.pod_key} ${end.status}${end.exit_code === null ? '' : ` (exit code ${end.exit_code})`}\n`);
+      return end.exit_code ?? (end.status === 'completed' ? EXIT.OK : EXIT.NOT_COMPLETED);
+    },
+  },
+  {
+    name: 'pods logs',
+    summary: "Print a pod's output (the last 1 MiB is kept); with -f, follow it until the pod ends.",
+    args: ['KEY'],
+    options: {
+      follow: { type: 'boolean', short: 'f', description: 'keep printing new output until the pod ends' },
+      tail: { type: 'string', value: 'BYTES', description: 'only the last BYTES bytes' },
+    },
+    examples: ['drover pods logs p-1a2b3c4d5e6f7g', 'drover pods logs p-1a2b3c4d5e6f7g -f'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const key = p.positionals[0];
+      const tail = read.integer(p, 'tail', 1);
+      if (read.flag(p, 'follow')) {
+        let offset = 0;
+        if (tail !== undefined) {
+          const { data } = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}/output`, { params: { path: { ...client.path, key }, query: { tail_bytes: 1 } } }));
+          offset = Math.max(0, data.total_bytes - tail);
+        }
+        return (await streamOutput(ctx, client, key, offset)) ? EXIT.OK : EXIT.NOT_COMPLETED;
+      }
+      const answer = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}/output`, { params: { path: { ...client.path, key }, query: defined({ tail_bytes: tail }) } }));
+      show(ctx, answer, (d) => d.output);
+    },
+  },
+  {
+    name: 'pods terminate',
+    summary: 'Stop an active pod (SIGTERM to its processes, SIGKILL after 10 s).',
+    args: ['KEY'],
+    examples: ['drover pods terminate p-1a2b3c4d5e6f7g'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/pods/{key}/terminate`, { params: { path: { ...client.path, key: p.positionals[0] } } })), (d) => `${d.message}\n`);
+    },
+  },
+];

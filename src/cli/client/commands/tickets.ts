@@ -1,0 +1,166 @@
+import { ORG_BASE, type Schemas } from '../../../client/index.ts';
+import { UsageError, defined, pageOptions, pageQuery, read, type Command } from '../framework.ts';
+import { pageNote, record, show, table, type Column } from '../output.ts';
+
+const TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
+const STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
+const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+
+const columns: Column<Schemas['TicketListItem']>[] = [
+  { header: 'SLUG', value: (t) => t.slug },
+  { header: 'TYPE', value: (t) => t.type },
+  { header: 'STATUS', value: (t) => t.status },
+  { header: 'PRIORITY', value: (t) => t.priority },
+  { header: 'ASSIGNEE', value: (t) => t.assignee_id },
+  { header: 'LABELS', value: (t) => t.labels, max: 30 },
+  { header: 'TITLE', value: (t) => t.title, max: 60 },
+];
+
+const ticket = (data: { ticket: Schemas['Ticket'] }) => record(data.ticket);
+const message = (data: { message: string }) => `${data.message}\n`;
+
+const fieldOptions = {
+  title: { type: 'string', value: 'TITLE', description: 'title, 1–500 characters' },
+  type: { type: 'string', value: 'TYPE', description: TYPES.join(', ') },
+  description: { type: 'string', value: 'TEXT', description: 'description' },
+  priority: { type: 'string', value: 'PRIORITY', description: PRIORITIES.join(', ') },
+  status: { type: 'string', value: 'STATUS', description: STATUSES.join(', ') },
+  assignee: { type: 'string', value: 'USER_ID', description: 'assignee (a user id)' },
+  label: { type: 'string', multiple: true, value: 'LABEL', description: 'a label' },
+  parent: { type: 'string', value: 'SLUG', description: 'parent ticket' },
+} as const;
+
+export const ticketCommands: Command[] = [
+  {
+    name: 'tickets list',
+    summary: 'List tickets, newest first.',
+    options: {
+      status: { type: 'string', value: 'STATUS', description: STATUSES.join(', ') },
+      type: { type: 'string', value: 'TYPE', description: TYPES.join(', ') },
+      label: { type: 'string', multiple: true, value: 'LABEL', description: 'only tickets with this label' },
+      assignee: { type: 'string', value: 'USER_ID', description: 'only tickets assigned to this user' },
+      repository: { type: 'string', value: 'ID', description: 'only tickets of this repository' },
+      ...pageOptions('default 20, at most 100'),
+    },
+    examples: ['drover tickets list', 'drover tickets list --status todo --label api --limit 50'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const labels = read.strings(p, 'label');
+      const query = defined({
+        status: read.oneOf(p, 'status', STATUSES),
+        type: read.oneOf(p, 'type', TYPES),
+        labels: labels.length > 0 ? labels.join(',') : undefined,
+        assignee_id: read.integer(p, 'assignee', 1),
+        repository_id: read.integer(p, 'repository', 1),
+        ...pageQuery(p),
+      });
+      const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets`, { params: { path: client.path, query } }));
+      show(ctx, answer, (d) => table(d.tickets, columns, 'No tickets.') + pageNote(d.tickets.length, d.total, d.offset, 'tickets'));
+    },
+  },
+  {
+    name: 'tickets get',
+    summary: 'Show a ticket.',
+    args: ['SLUG'],
+    examples: ['drover tickets get ACME-12'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/tickets/{slug}`, { params: { path: { ...client.path, slug: p.positionals[0] } } })), ticket);
+    },
+  },
+  {
+    name: 'tickets create',
+    summary: 'Create a ticket.',
+    options: fieldOptions,
+    notes: ['--type and --title are required.'],
+    examples: ["drover tickets create --type bug --title 'Login fails' --priority high --label auth --label web"],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const type = read.oneOf(p, 'type', TYPES);
+      const title = read.string(p, 'title');
+      if (!type || title === undefined) throw new UsageError('--type and --title are required');
+      const labels = read.strings(p, 'label');
+      const body = defined({
+        type,
+        title,
+        description: read.string(p, 'description'),
+        priority: read.oneOf(p, 'priority', PRIORITIES),
+        status: read.oneOf(p, 'status', STATUSES),
+        assignee_id: read.integer(p, 'assignee', 1),
+        labels: labels.length > 0 ? labels : undefined,
+        parent_slug: read.string(p, 'parent'),
+      });
+      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/tickets`, { params: { path: client.path }, body })), ticket);
+    },
+  },
+  {
+    name: 'tickets update',
+    summary: 'Change a ticket: only the given fields change.',
+    args: ['SLUG'],
+    options: { ...fieldOptions, 'clear-labels': { type: 'boolean', description: 'remove every label' } },
+    notes: ['--label replaces all labels. --assignee none, --parent none and --description none clear the field.'],
+    examples: ['drover tickets update ACME-12 --priority urgent --assignee 3', 'drover tickets update ACME-12 --label api --label backend --parent none'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const labels = read.strings(p, 'label');
+      const body = defined({
+        title: read.string(p, 'title'),
+        type: read.oneOf(p, 'type', TYPES),
+        description: read.stringOrNone(p, 'description'),
+        priority: read.oneOf(p, 'priority', PRIORITIES),
+        status: read.oneOf(p, 'status', STATUSES),
+        assignee_id: read.integerOrNone(p, 'assignee'),
+        labels: read.flag(p, 'clear-labels') ? [] : labels.length > 0 ? labels : undefined,
+        parent_slug: read.stringOrNone(p, 'parent'),
+      });
+      const path = { ...client.path, slug: p.positionals[0] };
+      show(ctx, await client.call(client.api.PUT(`${ORG_BASE}/tickets/{slug}`, { params: { path }, body })), ticket);
+    },
+  },
+  {
+    name: 'tickets status',
+    summary: "Move a ticket to a status: backlog, todo, in_progress, in_review or done.",
+    args: ['SLUG', 'STATUS'],
+    examples: ['drover tickets status ACME-12 in_review'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const [slug, status] = p.positionals;
+      if (!(STATUSES as readonly string[]).includes(status)) throw new UsageError(`STATUS must be one of ${STATUSES.join(', ')}, got "${status}"`);
+      const path = { ...client.path, slug };
+      show(ctx, await client.call(client.api.PATCH(`${ORG_BASE}/tickets/{slug}/status`, { params: { path }, body: { status: status as (typeof STATUSES)[number] } })), message);
+    },
+  },
+  {
+    name: 'tickets delete',
+    summary: 'Delete a ticket for good (its sub-tickets are kept, detached).',
+    args: ['SLUG'],
+    examples: ['drover tickets delete ACME-12'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      show(ctx, await client.call(client.api.DELETE(`${ORG_BASE}/tickets/{slug}`, { params: { path: { ...client.path, slug: p.positionals[0] } } })), message);
+    },
+  },
+  {
+    name: 'tickets board',
+    summary: 'The board: the five status columns with their tickets, most urgent first.',
+    options: {
+      repository: { type: 'string', value: 'ID', description: 'only tickets of this repository' },
+      'limit-per-column': { type: 'string', value: 'N', description: 'tickets shown per column (default 100, at most 500)' },
+    },
+    examples: ['drover tickets board', 'drover tickets board --repository 2 --limit-per-column 10'],
+    async run(ctx, p) {
+      const client = ctx.client();
+      const query = defined({ repository_id: read.integer(p, 'repository', 1), limit_per_column: read.integer(p, 'limit-per-column', 1) });
+      const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets/board`, { params: { path: client.path, query } }));
+      show(ctx, answer, ({ board }) =>
+        board.columns
+          .map((column) => {
+            const rest = column.total - column.tickets.length;
+            const lines = column.tickets.map((t) => `  ${t.slug.padEnd(10)} ${t.priority.padEnd(7)} ${t.type.padEnd(12)} ${t.title}`);
+            return [`${column.status} (${column.total})`, ...lines, ...(rest > 0 ? [`  … ${rest} more`] : [])].join('\n');
+          })
+          .join('\n\n') + '\n',
+      );
+    },
+  },
+];

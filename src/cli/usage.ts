@@ -1,0 +1,120 @@
+/**
+ * `drover --help`: every command, option and environment variable there is. A test reads the
+ * sources for `DROVER_…` names and parseArgs options and fails when one is missing here.
+ */
+export const SERVE_USAGE = `Usage: drover serve [--host H] [--port P] [--data-dir D] [--no-local-runner]
+
+Runs the server: the API, the runner gateway, the loop scheduler and the webhook sender. With no
+DATABASE_URL it keeps everything in SQLite in the data directory and starts a local runner.
+
+Options:
+  --host HOST            address to listen on (default $DROVER_HOST or 127.0.0.1)
+  --port PORT            port (default $DROVER_PORT or 7070; 0 picks a free one)
+  --data-dir DIR         data directory (default $DROVER_DATA_DIR or ./.drover)
+  --no-local-runner      do not start the local runner (DROVER_LOCAL_RUNNER=false)
+  -h, --help             show this help
+
+The server's environment variables are listed by "drover --help".`;
+
+export const RUNNER_USAGE = `Usage: drover runner --server URL --token TOKEN [options]
+
+Runs a runner: it registers once with the registration token, then keeps its own credential in
+its work directory and dials out to the server (it works behind NAT). SIGTERM drains it.
+
+Options:
+  --server URL           the server (default $DROVER_SERVER_URL); required
+  --token TOKEN          a registration token (default $DROVER_RUNNER_TOKEN); needed only the first time
+  --name NAME            the runner's name (default: the host name)
+  --labels A,B           labels
+  --max-pods N           pods at once (default 4)
+  --work-dir DIR         work directory: credential, workspaces, clone cache (default $DROVER_RUNNER_WORK_DIR or ./.drover-runner)
+  --drain-seconds N      on SIGTERM, how long running pods may go on (default 60)
+  --sandbox bwrap|none   how agents run (default $DROVER_RUNNER_SANDBOX or bwrap: in a bubblewrap
+                         sandbox that sees only the pod's workspace and HOME; none: unsandboxed)
+  -h, --help             show this help
+
+Credentials for agents (CREDENTIAL NAME in an agentfile) come from <work dir>/credentials.json
+({"NAME": "value"}) and DROVER_CREDENTIAL_<NAME> variables. Each pod's HOME is a copy of
+<work dir>/agent-home/ (agents' configuration files).`;
+
+export const TOP_USAGE = `drover: a control plane for AI coding agents
+
+Usage: drover <command> [options]        drover <command> --help for its options
+
+Server and runners:
+  drover serve [options]             run the server (API, runner gateway, scheduler, webhooks)
+  drover runner --server URL --token TOKEN [options]
+                                     run a runner that executes pods on this machine
+  drover admin <resource> <action>   organizations, API keys, users, repositories, runner
+                                     tokens, custom agents (drover admin --help)
+
+API client:
+  drover login --server URL --org ORG --api-key KEY [--profile NAME]
+                                     check an API key and store it as a profile
+  drover tickets  list|get|create|update|status|delete|board
+  drover pods     list|get|run|logs|terminate
+  drover loops    list|get|create|update|delete|enable|disable|trigger|runs|run|cancel
+  drover channels list|get|create|update|messages|post|tail
+  drover runners  list|get|pods
+  drover repos    list|get|branches|mrs
+  drover events                      print the organization's events as they happen
+
+  drover version, drover --version   print the version
+  drover help, drover --help         this help
+
+Options of the client commands: --json (the API's JSON unchanged), --profile NAME, -h/--help.
+Exit codes of the client commands: 0 success; 1 the API answered an error (code, message and
+request_id on stderr); 2 usage error; 3 the server could not be reached (URL and cause on stderr);
+4 pods run --follow / loops trigger --wait: the pod or run did not complete (the agent's own exit
+code where it has one).
+
+Options of serve: --host, --port, --data-dir, --no-local-runner (drover serve --help)
+Options of runner: --server, --token, --name, --labels, --max-pods, --work-dir, --drain-seconds, --sandbox
+Options of admin: --server, --admin-token, --data-dir and each action's own (drover admin --help)
+
+Environment of the client commands:
+  DROVER_API_URL          the server's base URL (overrides the profile)
+  DROVER_ORG              the organization (overrides the profile)
+  DROVER_API_KEY          the API key (overrides the profile)
+  DROVER_POD_TOKEN        used as the key when DROVER_API_KEY is unset (inside a pod)
+  DROVER_GIT_ACCESS_TOKEN your Git provider token for "repos branches"
+  XDG_CONFIG_HOME         where drover/config.json is kept (default ~/.config)
+
+Environment of serve:
+  DATABASE_URL            postgres://… for PostgreSQL (any number of replicas); unset: SQLite in the data dir
+  DROVER_HOST, DROVER_PORT, DROVER_DATA_DIR   as --host, --port, --data-dir
+  DROVER_LOCAL_RUNNER     true/false: start the local runner (default: true on SQLite, false on PostgreSQL)
+  DROVER_LOCAL_RUNNER_MAX_PODS    slots of the local runner (4)
+  DROVER_LOCAL_RUNNER_SANDBOX     bwrap/none: how the local runner sandboxes its pods (bwrap)
+  DROVER_ADMIN_TOKEN      the admin token (default: generated into <data dir>/admin-token)
+  DROVER_SECRET_KEY       32 bytes, base64 or hex, encrypting stored tokens (default: <data dir>/secret-key)
+  DROVER_PUBLIC_URL       the base URL agents call back on (default: the listening address)
+  DROVER_RATE_LIMIT_PER_MINUTE    requests per minute per API key (1200; 0 turns it off)
+  DROVER_LOG_LEVEL        pino level (info)
+  DROVER_PROVIDER_TIMEOUT_MS      budget of one Git provider call (10000)
+  DROVER_POD_ORPHAN_GRACE_SECONDS runner silence before its pods are orphaned (120)
+  DROVER_POD_ORPHAN_FAIL_SECONDS  runner silence before orphaned pods fail (3600)
+  DROVER_SWEEP_INTERVAL_MS        how often liveness and deadlines are checked (5000)
+  DROVER_CRON_CATCHUP_SECONDS     after downtime, only a missed slot younger than this fires (3600)
+  DROVER_CRON_TICK_MS     how often due cron slots are looked for (1000)
+  DROVER_DEFAULT_AGENT    the agent of loops that name none (claude-code)
+  DROVER_WEBHOOK_ALLOW_PRIVATE    true: callbacks may reach loopback and private addresses (false)
+
+Environment of runner:
+  DROVER_SERVER_URL       as --server (also the server of "drover admin")
+  DROVER_RUNNER_TOKEN     as --token
+  DROVER_RUNNER_WORK_DIR  as --work-dir
+  DROVER_RUNNER_HEARTBEAT_MS      heartbeat interval (10000)
+  DROVER_RUNNER_SANDBOX   as --sandbox
+  DROVER_BWRAP            the bubblewrap program (default: bwrap on PATH)
+  DROVER_SANDBOX_READ_ONLY        more paths pods may read (colon-separated)
+  DROVER_SANDBOX_HIDE     more paths pods must not see (colon-separated)
+  DROVER_CREDENTIAL_<NAME>        a credential agents may be given (CREDENTIAL NAME)
+
+Environment of admin: DROVER_SERVER_URL, DROVER_ADMIN_TOKEN, DROVER_DATA_DIR (where admin-token is read)
+
+Set for every agent inside a pod: DROVER_API_URL, DROVER_ORG, DROVER_POD_KEY, DROVER_POD_TOKEN,
+DROVER_WORKSPACE, DROVER_CHANNEL_ID and DROVER_TICKET_SLUG (when set), DROVER_STATUS_FILE and
+DROVER_ITERATION (autopilot), DROVER_PROMPT (custom agents taking the prompt from the environment).
+
+DROVER_DEBUG=1 prints the stack of a start-up error.`;

@@ -1,0 +1,4223 @@
+// Generated from the OpenAPI document by `npm run client` (openapi-typescript): do not edit.
+// A test fails when the document changes and this file is not regenerated.
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process is up */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The database answers */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List organizations */
+        get: operations["listOrgs"];
+        put?: never;
+        /** Create an organization */
+        post: operations["createOrg"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List API keys (never the keys themselves) */
+        get: operations["listApiKeys"];
+        put?: never;
+        /** Issue an API key; the key itself is shown only in this response */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List users */
+        get: operations["listUsers"];
+        put?: never;
+        /** Create a user (ticket assignees are users) */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/repositories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List repositories with their configuration (never the token) */
+        get: operations["adminListRepositories"];
+        put?: never;
+        /** Register a repository; its token (for merge requests) is stored encrypted and never returned */
+        post: operations["adminCreateRepository"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/runner-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a runner registration token (for `drover runner --token`) */
+        post: operations["createRunnerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List custom agents */
+        get: operations["listCustomAgents"];
+        put?: never;
+        /** Create a custom agent */
+        post: operations["createCustomAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/runner/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register a runner with a registration token; answers its own credential */
+        post: operations["registerRunner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tickets, newest first */
+        get: operations["listTickets"];
+        put?: never;
+        /** Create a ticket */
+        post: operations["createTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/tickets/board": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The board: the five status columns in order, each with its total and top tickets */
+        get: operations["getTicketBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/tickets/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a ticket (slugs match ignoring case) */
+        get: operations["getTicket"];
+        /** Update a ticket; only the given fields change, null clears assignee_id, parent_slug and description */
+        put: operations["updateTicket"];
+        post?: never;
+        /** Delete a ticket permanently; its sub-tickets are detached, not deleted */
+        delete: operations["deleteTicket"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/tickets/{slug}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set a ticket's status (backlog, todo, in_progress, in_review, done) */
+        patch: operations["setTicketStatus"];
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List channels, newest first, without their documents; archived ones only with include_archived=true */
+        get: operations["listChannels"];
+        put?: never;
+        /** Create a channel; names are unique per organization ignoring case */
+        post: operations["createChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a channel with its document */
+        get: operations["getChannel"];
+        /** Update a channel; only the given fields change, null clears description and document, archived archives or unarchives */
+        put: operations["updateChannel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/channels/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List messages, most recent first; page with before/after message ids */
+        get: operations["listChannelMessages"];
+        put?: never;
+        /** Send a message; its sender_type comes from the caller (an API key sends as api) */
+        post: operations["postChannelMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/repositories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List repositories, newest first */
+        get: operations["listRepositories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/repositories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a repository */
+        get: operations["getRepository"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/repositories/{id}/branches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the repository's branches, read live from its provider with the caller's access token
+         * @description One of the query parameter `access_token` and the header `X-Git-Access-Token` is required (400 without either; OpenAPI cannot mark two parameters as alternatives). The header wins if both are sent. The token is used for this call only: it is never stored or logged. A token the provider refuses is 400; other provider failures are 502 PROVIDER_ERROR.
+         */
+        get: operations["listRepositoryBranches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/repositories/{id}/merge-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the repository's merge (pull) requests, newest first, read live with its stored token
+         * @description A `git` repository, or one registered without a token, has none. If the provider fails or refuses the stored token: 502 PROVIDER_ERROR.
+         */
+        get: operations["listMergeRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/pods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List pods, newest first */
+        get: operations["listPods"];
+        put?: never;
+        /** Create a pod: an agent run on a runner */
+        post: operations["createPod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/pods/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a pod */
+        get: operations["getPod"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/pods/{key}/output": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's combined output (the last 1 MiB is kept) */
+        get: operations["getPodOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/pods/{key}/terminate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Terminate an active pod */
+        post: operations["terminatePod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/runners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List runners */
+        get: operations["listRunners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/runners/available": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Online runners with free capacity */
+        get: operations["listAvailableRunners"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/runners/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a runner */
+        get: operations["getRunner"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/runners/{id}/pods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pods on a runner, newest first */
+        get: operations["listRunnerPods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List loops, newest first */
+        get: operations["listLoops"];
+        put?: never;
+        /** Create a loop */
+        post: operations["createLoop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a loop */
+        get: operations["getLoop"];
+        /** Update a loop; only the given fields change */
+        put: operations["updateLoop"];
+        post?: never;
+        /** Delete a loop and its run history (active runs are cancelled first) */
+        delete: operations["deleteLoop"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a loop (idempotent) */
+        post: operations["enableLoop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a loop (idempotent); queued runs are cancelled */
+        post: operations["disableLoop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a run now; the run status says what the concurrency policy decided */
+        post: operations["triggerLoop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of a loop, most recent first */
+        get: operations["listLoopRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run */
+        get: operations["getLoopRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an active run (its pod is terminated) */
+        post: operations["cancelLoopRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List loops, newest first */
+        get: operations["listLoopsAtOrgsPrefix"];
+        put?: never;
+        /** Create a loop */
+        post: operations["createLoopAtOrgsPrefix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a loop */
+        get: operations["getLoopAtOrgsPrefix"];
+        /** Update a loop; only the given fields change */
+        put: operations["updateLoopAtOrgsPrefix"];
+        post?: never;
+        /** Delete a loop and its run history (active runs are cancelled first) */
+        delete: operations["deleteLoopAtOrgsPrefix"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enable a loop (idempotent) */
+        post: operations["enableLoopAtOrgsPrefix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a loop (idempotent); queued runs are cancelled */
+        post: operations["disableLoopAtOrgsPrefix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a run now; the run status says what the concurrency policy decided */
+        post: operations["triggerLoopAtOrgsPrefix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of a loop, most recent first */
+        get: operations["listLoopRunsAtOrgsPrefix"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a run */
+        get: operations["getLoopRunAtOrgsPrefix"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}/runs/{run_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an active run (its pod is terminated) */
+        post: operations["cancelLoopRunAtOrgsPrefix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "loop.run.finished": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A loop run ended (any final status but skipped): POSTed to the loop's callback_url
+         * @description Signed per the Standard Webhooks spec with the loop's callback_secret (whsec_…): the signature is `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`. A 2xx answer is a delivery; 410 stops retries; anything else (or no answer within 10 s; redirects are not followed) is retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h, with the same webhook-id and body.
+         */
+        post: operations["loopRunFinished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        Repository: {
+            id: number;
+            name: string;
+            full_name: string;
+            /** @enum {unknown} */
+            provider: "github" | "gitlab" | "gitea" | "git";
+            url: string;
+            default_branch: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        AdminRepository: {
+            id: number;
+            name: string;
+            full_name: string;
+            /** @enum {unknown} */
+            provider: "github" | "gitlab" | "gitea" | "git";
+            url: string;
+            default_branch: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            ticket_prefix: string | null;
+            api_base_url: string | null;
+            /** @description whether a token for merge requests is stored (it is never returned) */
+            has_token: boolean;
+        };
+        MergeRequest: {
+            /** @description the provider's number of the merge (pull) request in the repository */
+            id: number;
+            title: string;
+            /** @enum {unknown} */
+            state: "opened" | "merged" | "closed";
+            source_branch: string;
+            target_branch: string;
+            author: string;
+            url: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        /** Error */
+        ErrorBody: {
+            /** @description A human sentence */
+            error: string;
+            /** @enum {unknown} */
+            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER";
+            /** @description Also sent as the X-Request-Id header; the server log names it */
+            request_id: string;
+            /** @description validation errors: the field (JSON pointer in a body, name of a parameter) and why */
+            details?: {
+                field: string;
+                message: string;
+            }[];
+            /** @description on 403 INSUFFICIENT_SCOPE */
+            required_scopes?: string[];
+        };
+        /**
+         * JSON value
+         * @description Any JSON value; its strings and object keys may not contain U+0000.
+         */
+        JsonValue: unknown;
+        Ticket: {
+            id: number;
+            slug: string;
+            /** @enum {unknown} */
+            type: "feature" | "bug" | "task" | "chore" | "improvement";
+            title: string;
+            /** @enum {unknown} */
+            status: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+            /** @enum {unknown} */
+            priority: "low" | "medium" | "high" | "urgent";
+            assignee_id: number | null;
+            repository_id: number | null;
+            labels: string[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            description: string | null;
+            parent_slug: string | null;
+        };
+        TicketListItem: {
+            id: number;
+            slug: string;
+            /** @enum {unknown} */
+            type: "feature" | "bug" | "task" | "chore" | "improvement";
+            title: string;
+            /** @enum {unknown} */
+            status: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+            /** @enum {unknown} */
+            priority: "low" | "medium" | "high" | "urgent";
+            assignee_id: number | null;
+            repository_id: number | null;
+            labels: string[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+        };
+        BoardTicket: {
+            id: number;
+            slug: string;
+            title: string;
+            /** @enum {unknown} */
+            type: "feature" | "bug" | "task" | "chore" | "improvement";
+            /** @enum {unknown} */
+            priority: "low" | "medium" | "high" | "urgent";
+            assignee_id: number | null;
+        };
+        Org: {
+            id: number;
+            slug: string;
+            name: string;
+            ticket_prefix: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        ApiKey: {
+            id: number;
+            name: string;
+            /** @description the first 12 characters of the key, to recognise it */
+            prefix: string;
+            scopes: ("pods:read" | "pods:write" | "tickets:read" | "tickets:write" | "channels:read" | "channels:write" | "runners:read" | "repos:read" | "loops:read" | "loops:write")[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        User: {
+            id: number;
+            name: string;
+            email: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        ChannelListItem: {
+            id: number;
+            name: string;
+            description: string | null;
+            repository_id: number | null;
+            ticket_slug: string | null;
+            archived: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+        };
+        Channel: {
+            id: number;
+            name: string;
+            description: string | null;
+            repository_id: number | null;
+            ticket_slug: string | null;
+            archived: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            document: string | null;
+        };
+        ChannelMessage: {
+            id: number;
+            channel_id: number;
+            content: string;
+            /**
+             * @description api: an API key; agent: a pod token; system: the service itself
+             * @enum {unknown}
+             */
+            sender_type: "api" | "agent" | "system";
+            pod_key: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        PodListItem: {
+            key: string;
+            /** @enum {unknown} */
+            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+            agent_slug: string;
+            runner_id: number;
+            prompt: string;
+            repository_id: number | null;
+            branch: string | null;
+            /** @description the agent's final message (at most 64 KiB), null when it gave none */
+            result: string | null;
+            /** @description the agent's session id, null when it reported none */
+            session_id: string | null;
+            usage: {
+                /** @description input tokens read neither from nor into a prompt cache */
+                input_tokens: number | null;
+                /** @description output tokens */
+                output_tokens: number | null;
+                /** @description input tokens read from the prompt cache */
+                cache_read_tokens: number | null;
+                /** @description input tokens written to the prompt cache */
+                cache_write_tokens: number | null;
+                /** @description cost in US dollars, as the agent computed it */
+                cost_usd: number | null;
+                /** @description model turns of the agent loop */
+                turns: number | null;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+        };
+        Pod: {
+            key: string;
+            /** @enum {unknown} */
+            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+            agent_slug: string;
+            runner_id: number;
+            prompt: string;
+            repository_id: number | null;
+            branch: string | null;
+            /** @description the agent's final message (at most 64 KiB), null when it gave none */
+            result: string | null;
+            /** @description the agent's session id, null when it reported none */
+            session_id: string | null;
+            usage: {
+                /** @description input tokens read neither from nor into a prompt cache */
+                input_tokens: number | null;
+                /** @description output tokens */
+                output_tokens: number | null;
+                /** @description input tokens read from the prompt cache */
+                cache_read_tokens: number | null;
+                /** @description input tokens written to the prompt cache */
+                cache_write_tokens: number | null;
+                /** @description cost in US dollars, as the agent computed it */
+                cost_usd: number | null;
+                /** @description model turns of the agent loop */
+                turns: number | null;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            ticket_slug: string | null;
+            channel_id: number | null;
+            sandbox_type: string | null;
+            auto_close: boolean;
+            pod_timeout_minutes: number | null;
+            max_turns: number | null;
+            /** @enum {unknown} */
+            mode: "direct" | "autopilot";
+            alias: string | null;
+            /** @description the agentfile's ENV variables */
+            env: {
+                [key: string]: string;
+            };
+            error_message: string | null;
+            exit_code: number | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            finished_at: string | null;
+        };
+        RunnerPodItem: {
+            key: string;
+            /** @enum {unknown} */
+            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+            agent_slug: string;
+            prompt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        Runner: {
+            id: number;
+            name: string;
+            /** @enum {unknown} */
+            status: "online" | "offline" | "draining";
+            version: string;
+            os: string;
+            arch: string;
+            labels: string[];
+            /** @description How the runner sandboxes its pods: `bwrap` (bubblewrap) or `none` (agents run unsandboxed); null until it has connected. */
+            sandbox: ("bwrap" | "none") | null;
+            /** @description The agents the runner advertises. */
+            agents: {
+                slug: string;
+                /** @description The program's `--version`, when it says one. */
+                version: string | null;
+            }[];
+            pod_count: number;
+            max_pods: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            last_heartbeat_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
+        Loop: {
+            id: number;
+            slug: string;
+            name: string;
+            description: string | null;
+            agent_slug: string | null;
+            custom_agent_slug: string | null;
+            prompt_template: string;
+            prompt_variables: {
+                [key: string]: unknown;
+            };
+            repository_id: number | null;
+            runner_id: number | null;
+            branch_name: string | null;
+            /** @enum {unknown} */
+            execution_mode: "direct" | "autopilot";
+            cron_expression: string | null;
+            cron_timezone: string;
+            /** @enum {unknown} */
+            sandbox_strategy: "persistent" | "fresh";
+            session_persistence: boolean;
+            /** @enum {unknown} */
+            concurrency_policy: "skip" | "queue" | "replace";
+            max_concurrent_runs: number;
+            timeout_minutes: number;
+            callback_url: string | null;
+            /** @description only for keys holding loops:write */
+            callback_secret?: string;
+            autopilot_config: {
+                max_iterations: number;
+                iteration_timeout_sec: number;
+            };
+            /** @enum {unknown} */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            next_run_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            last_run_at: string | null;
+            total_runs: number;
+            successful_runs: number;
+            failed_runs: number;
+            active_run_count: number;
+            /** @description the sum of the costs its runs' agents reported; null when none reported one */
+            total_cost_usd: number | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+        };
+        Run: {
+            id: number;
+            loop_id: number;
+            loop_slug: string;
+            run_number: number;
+            /** @enum {unknown} */
+            status: "queued" | "pending" | "running" | "completed" | "failed" | "cancelled" | "timeout" | "skipped";
+            /** @enum {unknown} */
+            trigger_type: "manual" | "cron";
+            variables: {
+                [key: string]: unknown;
+            };
+            resolved_prompt: string | null;
+            pod_key: string | null;
+            runner_id: number | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            scheduled_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            finished_at: string | null;
+            duration_sec: number | null;
+            error_message: string | null;
+            /** @description the agent's final message (at most 64 KiB), null when it gave none */
+            result: string | null;
+            /** @description the agent's session id, null when it reported none */
+            session_id: string | null;
+            usage: {
+                /** @description input tokens read neither from nor into a prompt cache */
+                input_tokens: number | null;
+                /** @description output tokens */
+                output_tokens: number | null;
+                /** @description input tokens read from the prompt cache */
+                cache_read_tokens: number | null;
+                /** @description input tokens written to the prompt cache */
+                cache_write_tokens: number | null;
+                /** @description cost in US dollars, as the agent computed it */
+                cost_usd: number | null;
+                /** @description model turns of the agent loop */
+                turns: number | null;
+            };
+            /** @enum {unknown} */
+            callback_status: "none" | "pending" | "delivered" | "failed";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+        };
+        LoopRunFinishedEvent: {
+            /** @enum {string} */
+            type: "loop.run.finished";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            timestamp: string;
+            data: {
+                loop: {
+                    id: number;
+                    slug: string;
+                    name: string;
+                };
+                run: components["schemas"]["Run"];
+            };
+        };
+        CustomAgent: {
+            id: number;
+            slug: string;
+            name: string;
+            command: string;
+            args: string[];
+            /** @enum {unknown} */
+            prompt_position: "last" | "first" | "stdin" | "env";
+            /** Format: date-time */
+            created_at: string;
+        };
+    };
+    responses: {
+        /** @description VALIDATION_FAILED or INVALID_JSON: the query, path, headers or body are invalid (`details` names the fields) */
+        Error400: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description AUTH_REQUIRED or INVALID_API_KEY: no key, or an unknown, expired or revoked one */
+        Error401: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description INSUFFICIENT_SCOPE: the key lacks the scope (`required_scopes`) */
+        Error403: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description NOT_FOUND: the organization, or the addressed resource in it, does not exist */
+        Error404: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A state conflict (the code says which) */
+        Error409: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB */
+        Error413: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: a body not sent as application/json */
+        Error415: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description RATE_LIMITED: too many requests for this key; retry after Retry-After seconds */
+        Error429: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                "retry-after": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description INTERNAL: an unexpected failure; the request id identifies it in the server log */
+        Error500: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description PROVIDER_ERROR: the Git provider failed or timed out */
+        Error502: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description NO_AVAILABLE_RUNNER: no runner of the organization offers the agent */
+        Error503: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description The id of this request; an error body repeats it as request_id */
+        "X-Request-Id": string;
+        /** @description Seconds to wait before retrying */
+        "Retry-After": number;
+        /** @description Present when the response replays an earlier request with the same Idempotency-Key */
+        "Idempotent-Replayed": "true";
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready";
+                    };
+                };
+            };
+            /** @description The database does not answer */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "database unreachable";
+                    };
+                };
+            };
+        };
+    };
+    listOrgs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        orgs: components["schemas"]["Org"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description lower-case letters, digits and -, 2–63 characters */
+                    slug: string;
+                    name: string;
+                    /** @description upper-case, 1–10 characters, starting with a letter */
+                    ticket_prefix?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        org: components["schemas"]["Org"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_keys: components["schemas"]["ApiKey"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    scopes: ("pods:read" | "pods:write" | "tickets:read" | "tickets:write" | "channels:read" | "channels:write" | "runners:read" | "repos:read" | "loops:read" | "loops:write")[];
+                    /** Format: date-time */
+                    expires_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_key: components["schemas"]["ApiKey"];
+                        key: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["User"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    adminListRepositories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        repositories: components["schemas"]["AdminRepository"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    adminCreateRepository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description owner/repo (GitHub, Gitea) or group/sub/project (GitLab), 400 otherwise; any name for git */
+                    full_name: string;
+                    /** @enum {unknown} */
+                    provider: "github" | "gitlab" | "gitea" | "git";
+                    /** @description clone URL: http(s), ssh:// or user@host:path; for git also file:// or an absolute path */
+                    url: string;
+                    /**
+                     * @description a branch name (no whitespace, no leading -); default main
+                     * @default main
+                     */
+                    default_branch?: string;
+                    /** @description upper-case, 1–10 characters, starting with a letter */
+                    ticket_prefix?: string;
+                    /** @description the provider's API root, an http(s) URL, e.g. https://gitlab.example.com/api/v4; required for gitea, refused for git (400) */
+                    api_base_url?: string;
+                    /** @description used server-side for merge requests; stored encrypted, never returned */
+                    token?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        repository: components["schemas"]["AdminRepository"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createRunnerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    labels?: string[];
+                    expires_in_hours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listCustomAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: components["schemas"]["CustomAgent"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createCustomAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    slug: string;
+                    name: string;
+                    command: string;
+                    args?: string[];
+                    /** @enum {unknown} */
+                    prompt_position?: "last" | "first" | "stdin" | "env";
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: components["schemas"]["CustomAgent"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    registerRunner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    name: string;
+                    labels: string[];
+                    max_pods: number;
+                    version: string;
+                    os: string;
+                    arch: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runner_id: number;
+                        org: string;
+                        credential: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listTickets: {
+        parameters: {
+            query?: {
+                repository_id?: number;
+                status?: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+                type?: "feature" | "bug" | "task" | "chore" | "improvement";
+                assignee_id?: number;
+                /** @description comma-separated, at most 20 labels of at most 50 characters (trimmed); tickets must have all of them */
+                labels?: string;
+                /** @description default 20, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tickets: components["schemas"]["TicketListItem"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type: "feature" | "bug" | "task" | "chore" | "improvement";
+                    title: string;
+                    description?: string;
+                    /** @enum {unknown} */
+                    priority?: "low" | "medium" | "high" | "urgent";
+                    /** @enum {unknown} */
+                    status?: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+                    assignee_id?: number;
+                    repository_id?: number;
+                    labels?: string[];
+                    parent_slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ticket: components["schemas"]["Ticket"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getTicketBoard: {
+        parameters: {
+            query?: {
+                repository_id?: number;
+                /** @description default 100, values above 500 are clamped */
+                limit_per_column?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        board: {
+                            columns: {
+                                /** @enum {unknown} */
+                                status: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+                                total: number;
+                                tickets: components["schemas"]["BoardTicket"][];
+                            }[];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ticket: components["schemas"]["Ticket"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    type?: "feature" | "bug" | "task" | "chore" | "improvement";
+                    title?: string;
+                    description?: string | null;
+                    /** @enum {unknown} */
+                    priority?: "low" | "medium" | "high" | "urgent";
+                    /** @enum {unknown} */
+                    status?: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+                    assignee_id?: number | null;
+                    labels?: string[];
+                    parent_slug?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ticket: components["schemas"]["Ticket"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    setTicketStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {unknown} */
+                    status: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: {
+                repository_id?: number;
+                /** @description matched ignoring case */
+                ticket_slug?: string;
+                include_archived?: "true" | "false" | "1" | "0";
+                /** @description default 100, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channels: components["schemas"]["ChannelListItem"][];
+                        /** @description channels matching the filters, across all pages */
+                        total: number;
+                        /** @description the page size used */
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string;
+                    repository_id?: number;
+                    ticket_slug?: string;
+                    /** @description Initial document or context for the channel (at most as long as a 1 MiB body can hold, whatever its characters) */
+                    document?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: components["schemas"]["Channel"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: components["schemas"]["Channel"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @description Initial document or context for the channel (at most as long as a 1 MiB body can hold, whatever its characters) */
+                    document?: string | null;
+                    /** @description true archives the channel, false unarchives it */
+                    archived?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel: components["schemas"]["Channel"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listChannelMessages: {
+        parameters: {
+            query?: {
+                /** @description default 50, values above 100 are clamped */
+                limit?: number;
+                /** @description only messages older than this message id */
+                before?: number;
+                /** @description only messages newer than this message id; the page then holds the oldest of those (to poll and page forward) */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        messages: components["schemas"]["ChannelMessage"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    postChannelMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    pod_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: components["schemas"]["ChannelMessage"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listRepositories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        repositories: components["schemas"]["Repository"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getRepository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        repository: components["schemas"]["Repository"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listRepositoryBranches: {
+        parameters: {
+            query?: {
+                /** @description a Git provider access token of the caller; never stored or logged */
+                access_token?: string;
+            };
+            header?: {
+                /** @description alternative to the access_token parameter; wins if both are sent */
+                "x-git-access-token"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        branches: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+        };
+    };
+    listMergeRequests: {
+        parameters: {
+            query?: {
+                /** @description source branch */
+                branch?: string;
+                state?: "opened" | "merged" | "closed" | "all";
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        merge_requests: components["schemas"]["MergeRequest"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+        };
+    };
+    listPods: {
+        parameters: {
+            query?: {
+                status?: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                /** @description default 20, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pods: components["schemas"]["PodListItem"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createPod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a built-in agent or a custom agent of the organization (400 otherwise) */
+                    agent_slug: string;
+                    /** @description PROMPT, MODE, CONFIG, REPO, BRANCH and CREDENTIAL directives, one a line; a bad line is 400 naming it */
+                    agentfile_layer?: string;
+                    runner_id?: number;
+                    /** @description a ticket of the organization (400 otherwise) */
+                    ticket_slug?: string;
+                    alias?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pod: {
+                            pod_key: string;
+                            /** @enum {unknown} */
+                            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                            agent_slug: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getPod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pod: components["schemas"]["Pod"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getPodOutput: {
+        parameters: {
+            query?: {
+                tail_bytes?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        output: string;
+                        truncated: boolean;
+                        total_bytes: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    terminatePod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listRunners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runners: components["schemas"]["Runner"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listAvailableRunners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runners: components["schemas"]["Runner"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getRunner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runner: components["schemas"]["Runner"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listRunnerPods: {
+        parameters: {
+            query?: {
+                status?: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                /** @description default 50, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pods: components["schemas"]["RunnerPodItem"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listLoops: {
+        parameters: {
+            query?: {
+                /** @description no default (all loops); values above 100 are clamped */
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loops: components["schemas"]["Loop"][];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createLoop: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        /** @description Give agent_slug (a built-in agent) or custom_agent_slug (a custom agent of the organization), not both; with neither, the server's default agent. An unknown slug is 400. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    slug?: string;
+                    /** @description The prompt, with {{name}} placeholders (spaces inside the braces allowed) filled from prompt_variables and trigger variables */
+                    prompt_template: string;
+                    description?: string;
+                    agent_slug?: string;
+                    custom_agent_slug?: string;
+                    /** @description values by placeholder name; values that are not strings are rendered as JSON. Objects and arrays may nest at most 32 levels (400 beyond). */
+                    prompt_variables?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    repository_id?: number;
+                    runner_id?: number;
+                    branch_name?: string;
+                    /** @enum {unknown} */
+                    execution_mode?: "direct" | "autopilot";
+                    /** @description Five fields: minute hour day-of-month month day-of-week (lists, ranges, steps, names; L, W, # and ? as croner reads them). Six- and seven-field forms and nicknames such as @hourly are refused; so is an expression that matches no date (400 with the reason). */
+                    cron_expression?: string;
+                    /** @description An IANA time zone name (e.g. UTC, Europe/Berlin), matched ignoring case; it must exist in the server's time zone data (400 otherwise). Offsets such as +01:00 are refused. */
+                    cron_timezone?: string;
+                    /** @enum {unknown} */
+                    sandbox_strategy?: "persistent" | "fresh";
+                    session_persistence?: boolean;
+                    /** @enum {unknown} */
+                    concurrency_policy?: "skip" | "queue" | "replace";
+                    max_concurrent_runs?: number;
+                    timeout_minutes?: number;
+                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    callback_url?: string;
+                    autopilot_config?: {
+                        max_iterations?: number;
+                        iteration_timeout_sec?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getLoop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateLoop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description Give agent_slug (a built-in agent) or custom_agent_slug (a custom agent of the organization), not both; with neither, the server's default agent. An unknown slug is 400. Setting one clears the other. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description The prompt, with {{name}} placeholders (spaces inside the braces allowed) filled from prompt_variables and trigger variables */
+                    prompt_template?: string;
+                    description?: string | null;
+                    agent_slug?: string | null;
+                    custom_agent_slug?: string | null;
+                    /** @description values by placeholder name; values that are not strings are rendered as JSON. Objects and arrays may nest at most 32 levels (400 beyond). */
+                    prompt_variables?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    repository_id?: number | null;
+                    runner_id?: number | null;
+                    branch_name?: string | null;
+                    /** @enum {unknown} */
+                    execution_mode?: "direct" | "autopilot";
+                    /** @description Five fields: minute hour day-of-month month day-of-week (lists, ranges, steps, names; L, W, # and ? as croner reads them). Six- and seven-field forms and nicknames such as @hourly are refused; so is an expression that matches no date (400 with the reason). */
+                    cron_expression?: string | null;
+                    /** @description An IANA time zone name (e.g. UTC, Europe/Berlin), matched ignoring case; it must exist in the server's time zone data (400 otherwise). Offsets such as +01:00 are refused. */
+                    cron_timezone?: string;
+                    /** @enum {unknown} */
+                    sandbox_strategy?: "persistent" | "fresh";
+                    session_persistence?: boolean;
+                    /** @enum {unknown} */
+                    concurrency_policy?: "skip" | "queue" | "replace";
+                    max_concurrent_runs?: number;
+                    timeout_minutes?: number;
+                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    callback_url?: string | null;
+                    autopilot_config?: {
+                        max_iterations?: number;
+                        iteration_timeout_sec?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteLoop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    enableLoop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    disableLoop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    triggerLoop: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description values by placeholder name; values that are not strings are rendered as JSON. Objects and arrays may nest at most 32 levels (400 beyond). */
+                    variables?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listLoopRuns: {
+        parameters: {
+            query?: {
+                status?: "queued" | "pending" | "running" | "completed" | "failed" | "cancelled" | "timeout" | "skipped";
+                /** @description default 20, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["Run"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getLoopRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    cancelLoopRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        run: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listLoopsAtOrgsPrefix: {
+        parameters: {
+            query?: {
+                /** @description no default (all loops); values above 100 are clamped */
+                limit?: number;
+                /** @description default 0 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loops: components["schemas"]["Loop"][];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createLoopAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        /** @description Give agent_slug (a built-in agent) or custom_agent_slug (a custom agent of the organization), not both; with neither, the server's default agent. An unknown slug is 400. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    slug?: string;
+                    /** @description The prompt, with {{name}} placeholders (spaces inside the braces allowed) filled from prompt_variables and trigger variables */
+                    prompt_template: string;
+                    description?: string;
+                    agent_slug?: string;
+                    custom_agent_slug?: string;
+                    /** @description values by placeholder name; values that are not strings are rendered as JSON. Objects and arrays may nest at most 32 levels (400 beyond). */
+                    prompt_variables?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    repository_id?: number;
+                    runner_id?: number;
+                    branch_name?: string;
+                    /** @enum {unknown} */
+                    execution_mode?: "direct" | "autopilot";
+                    /** @description Five fields: minute hour day-of-month month day-of-week (lists, ranges, steps, names; L, W, # and ? as croner reads them). Six- and seven-field forms and nicknames such as @hourly are refused; so is an expression that matches no date (400 with the reason). */
+                    cron_expression?: string;
+                    /** @description An IANA time zone name (e.g. UTC, Europe/Berlin), matched ignoring case; it must exist in the server's time zone data (400 otherwise). Offsets such as +01:00 are refused. */
+                    cron_timezone?: string;
+                    /** @enum {unknown} */
+                    sandbox_strategy?: "persistent" | "fresh";
+                    session_persistence?: boolean;
+                    /** @enum {unknown} */
+                    concurrency_policy?: "skip" | "queue" | "replace";
+                    max_concurrent_runs?: number;
+                    timeout_minutes?: number;
+                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    callback_url?: string;
+                    autopilot_config?: {
+                        max_iterations?: number;
+                        iteration_timeout_sec?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getLoopAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateLoopAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description Give agent_slug (a built-in agent) or custom_agent_slug (a custom agent of the organization), not both; with neither, the server's default agent. An unknown slug is 400. Setting one clears the other. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description The prompt, with {{name}} placeholders (spaces inside the braces allowed) filled from prompt_variables and trigger variables */
+                    prompt_template?: string;
+                    description?: string | null;
+                    agent_slug?: string | null;
+                    custom_agent_slug?: string | null;
+                    /** @description values by placeholder name; values that are not strings are rendered as JSON. Objects and arrays may nest at most 32 levels (400 beyond). */
+                    prompt_variables?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                    repository_id?: number | null;
+                    runner_id?: number | null;
+                    branch_name?: string | null;
+                    /** @enum {unknown} */
+                    execution_mode?: "direct" | "autopilot";
+                    /** @description Five fields: minute hour day-of-month month day-of-week (lists, ranges, steps, names; L, W, # and ? as croner reads them). Six- and seven-field forms and nicknames such as @hourly are refused; so is an expression that matches no date (400 with the reason). */
+                    cron_expression?: string | null;
+                    /** @description An IANA time zone name (e.g. UTC, Europe/Berlin), matched ignoring case; it must exist in the server's time zone data (400 otherwise). Offsets such as +01:00 are refused. */
+                    cron_timezone?: string;
+                    /** @enum {unknown} */
+                    sandbox_strategy?: "persistent" | "fresh";
+                    session_persistence?: boolean;
+                    /** @enum {unknown} */
+                    concurrency_policy?: "skip" | "queue" | "replace";
+                    max_concurrent_runs?: number;
+                    timeout_minutes?: number;
+                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    callback_url?: string | null;
+                    autopilot_config?: {
+                        max_iterations?: number;
+                        iteration_timeout_sec?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteLoopAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    enableLoopAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    disableLoopAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        loop: components["schemas"]["Loop"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    triggerLoopAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description values by placeholder name; values that are not strings are rendered as JSON. Objects and arrays may nest at most 32 levels (400 beyond). */
+                    variables?: {
+                        [key: string]: components["schemas"]["JsonValue"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listLoopRunsAtOrgsPrefix: {
+        parameters: {
+            query?: {
+                status?: "queued" | "pending" | "running" | "completed" | "failed" | "cancelled" | "timeout" | "skipped";
+                /** @description default 20, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["Run"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getLoopRunAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    cancelLoopRunAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        run: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    loopRunFinished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The same on every attempt of one event (msg_…) */
+                "webhook-id": string;
+                /** @description Seconds since the epoch, of this attempt */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 signature> */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoopRunFinishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: no retry */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivered: no retry */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried on the schedule above */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
