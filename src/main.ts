@@ -12,7 +12,8 @@ Usage:
   drover runner --server <url> --token <registration token> [--name N] [--labels a,b] [--max-pods N] [--work-dir DIR]
       run a runner: it registers once, then keeps its own credential in the work dir
   drover admin <resource> <action> [flags]
-      organizations, API keys, users and repositories (drover admin --help)
+      organizations, API keys, users, repositories, runner tokens and custom agents
+      (drover admin --help; drover admin <resource> --help; drover admin <resource> <action> --help)
   drover --version`;
 
 export async function main(argv: string[]): Promise<void> {

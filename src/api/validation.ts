@@ -118,6 +118,9 @@ export function validationDetails(errors: ErrorObject[], context: string): Error
       case 'maximum':
         message = `must be at most ${error.params.limit}`;
         break;
+      case 'minProperties':
+        message = error.params.limit === 1 ? 'must name at least one field to change' : `must have at least ${error.params.limit} fields`;
+        break;
       case 'pattern':
         message = error.params.pattern === '\\S' ? 'must not be blank' : `must match ${error.params.pattern}`;
         break;

@@ -7,6 +7,7 @@ import { runnersAndPods } from './migrations/0004_runners_pods.ts';
 import { loops } from './migrations/0005_loops.ts';
 import { webhooks } from './migrations/0006_webhooks.ts';
 import { ticketVersions } from './migrations/0007_ticket_versions.ts';
+import { adminLifecycle } from './migrations/0010_admin_lifecycle.ts';
 
 /** Migrations in order; names are fixed once released. */
 function migrationsFor(store: Store): Record<string, Migration> {
@@ -18,6 +19,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0005_loops': loops(store.kind),
     '0006_webhooks': webhooks(store.kind),
     '0007_ticket_versions': ticketVersions(),
+    '0010_admin_lifecycle': adminLifecycle(),
   };
 }
 

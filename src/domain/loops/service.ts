@@ -9,7 +9,7 @@ import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
-import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, MAX_VARIABLES_DEPTH, nestedDeeperThan, slugFromName, uniqueSlug } from './model.ts';
+import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, MAX_VARIABLES_DEPTH, callbackUrlProblem, nestedDeeperThan, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
 
@@ -62,6 +62,10 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
   }
   if (fields.runner_id !== null && !(await runners.findRunner(db, orgId, fields.runner_id))) {
     throw invalid('/runner_id', 'must be the id of a runner of this organization');
+  }
+  if (fields.callback_url !== null) {
+    const problem = callbackUrlProblem(fields.callback_url);
+    if (problem) throw invalid('/callback_url', problem);
   }
   if (nestedDeeperThan(fields.prompt_variables, MAX_VARIABLES_DEPTH)) {
     throw invalid('/prompt_variables', `must not nest objects or arrays more than ${MAX_VARIABLES_DEPTH} levels deep`);
