@@ -8,6 +8,7 @@ import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './api/plugins/json-body.ts';
 import { nulInUrlError } from './api/plugins/nul-in-url.ts';
 import { redactUrl } from './api/plugins/redact.ts';
+import { ShutdownOrder } from './api/plugins/shutdown.ts';
 import { registerRateLimits, type RateLimitSettings } from './api/plugins/rate-limit.ts';
 import { Metrics } from './api/metrics.ts';
 import { metricsRoutes } from './api/routes/metrics.ts';
@@ -96,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     wakeRunner: (runnerId, pod) => gateway.wake(runnerId, pod),
     podChanged: (pod) => followPod(ctx, pod),
     apiKeyRevoked: (keyId) => authenticator.forget(keyId),
+    orgChanged: (orgId) => authenticator.forgetOrg(orgId),
     defaultAgent: options.defaultAgent,
   };
   const authenticator = new Authenticator(ctx);
@@ -129,11 +131,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.server.headersTimeout = requestTimeoutMs;
   answerNodeLevelRequests(app.server);
 
-  const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? app.listeningOrigin, app.log);
+  // The listening address is read once, when listening starts: it cannot be read once closing has begun.
+  let origin: string | null = null;
+  app.addHook('onListen', (done) => {
+    origin = app.listeningOrigin;
+    done();
+  });
+  const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? origin ?? app.listeningOrigin, app.log);
   const metrics = new Metrics(options.store, ctx.now, options.processMetrics ?? false);
   app.decorate('drover', { ctx, gateway, metrics });
-  // Runs after the HTTP server has stopped accepting and its in-flight requests have finished:
-  // runner links close then, and their disconnects are recorded before the caller closes the store.
+  // Stop accepting, let in-flight requests finish, then close runner links and record their
+  // disconnects; the caller closes the store after app.close().
+  const shutdown = new ShutdownOrder(app, () => gateway.close());
   app.addHook('onClose', async () => {
     await gateway.close();
     await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
@@ -141,7 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setValidatorCompiler(validatorCompiler);
-  // Runner links are not cut when closing starts (the default): see the onClose hook above.
+  // Runner links are not cut when closing starts (the plugin's default): see ShutdownOrder.
   await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 }, preClose: (done) => done() });
   for (const schema of [repositorySchemas.Repository, repositorySchemas.AdminRepository, repositorySchemas.MergeRequest]) app.addSchema(schema);
   registerErrorHandling(app);
@@ -157,6 +166,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Plain callback hooks (not async) on every request: they cost no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    shutdown.track(request, reply);
     const nul = nulInUrlError(request.url);
     // An unknown route (or method, such as QUERY) is 404 before anything else: no body is read.
     if (!nul && request.is404) {

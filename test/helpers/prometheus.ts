@@ -21,10 +21,12 @@ const LABEL = '[a-zA-Z_][a-zA-Z0-9_]*';
 const SAMPLE = new RegExp(`^(${METRIC})(?:\\{((?:${LABEL}="(?:[^"\\\\\\n]|\\\\[\\\\"n])*",?)*)\\})? (\\S+)(?: -?\\d+)?$`);
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 
+/** As Prometheus reads it (Go's ParseFloat): NaN and Inf in any case, e.g. prom-client's `Nan`. */
 function parseValue(raw: string, line: string): number {
-  if (raw === 'NaN') return NaN;
-  if (raw === '+Inf') return Infinity;
-  if (raw === '-Inf') return -Infinity;
+  const word = raw.toLowerCase();
+  if (word === 'nan') return NaN;
+  if (word === '+inf' || word === 'inf') return Infinity;
+  if (word === '-inf') return -Infinity;
   const value = Number(raw);
   if (raw.trim() === '' || Number.isNaN(value)) throw new Error(`not a number in: ${line}`);
   return value;

@@ -32,7 +32,10 @@ export const listOrgs = (ctx: DomainContext) => orgs.listOrgs(ctx.store.db);
 /** PATCH /admin/orgs/{org}: a new ticket prefix applies to tickets created from now on. */
 export async function updateOrg(ctx: DomainContext, slug: string, input: { name?: string; ticket_prefix?: string }): Promise<OrgRow> {
   const org = await requireOrg(ctx.store.db, slug);
-  return orgs.updateOrg(ctx.store.db, org.id, input);
+  const updated = await orgs.updateOrg(ctx.store.db, org.id, input);
+  // Other replicas keep a verified key's organization for up to KEY_CACHE_MS (1 s).
+  ctx.orgChanged?.(org.id);
+  return updated;
 }
 
 export async function requireOrg(db: Executor, slug: string): Promise<OrgRow> {
