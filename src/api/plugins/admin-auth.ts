@@ -12,7 +12,7 @@ export function registerAdminAuth(app: FastifyInstance, adminToken: string, limi
   app.addHook('onRequest', async (request) => {
     const match = /^bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '');
     if (!match) throw new AppError('AUTH_REQUIRED', 'the admin token is required (Authorization: Bearer <admin token>)');
-    await countingFailures(limits, request, () => {
+    await countingFailures(limits, request, async () => {
       if (!sameHash(hashSecret(match[1].trim()), expected)) throw new AppError('INVALID_API_KEY', 'the admin token is not valid');
     });
   });

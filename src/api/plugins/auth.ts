@@ -39,7 +39,8 @@ export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Aut
     if (!token) throw new AppError('AUTH_REQUIRED', 'an API key is required (X-API-Key header or Authorization: Bearer)');
     const principal = await countingFailures(deps.limits, request, () => deps.authenticator.authenticate(token));
     request.principal = principal;
-    await deps.limits.perKey(request, principal.keyId);
+    const limited = deps.limits.perKey(request, principal.keyId);
+    if (limited) await limited;
     const { org } = request.params as { org?: string };
     if (principal.org.slug !== org) throw notFound('organization');
     const scope = request.routeOptions.config.scope;

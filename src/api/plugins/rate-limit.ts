@@ -22,8 +22,8 @@ export interface RateLimitSettings {
 
 /** The three limits of contract §15, each one limit across replicas on PostgreSQL. */
 export interface RateLimits {
-  /** After authentication: 429 once the key has used its minute. */
-  perKey(request: FastifyRequest, keyId: number): Promise<void>;
+  /** After authentication: 429 once the key has used its minute (nothing to wait for when the limit is off). */
+  perKey(request: FastifyRequest, keyId: number): Promise<void> | undefined;
   /**
    * Before authentication: 429 while the client address is over its failure limit, decided from
    * memory (no lookup, no promise), so a flood of bad credentials costs the database nothing.
@@ -73,12 +73,13 @@ export async function registerRateLimits(app: FastifyInstance, store: Store, set
   }
 
   return {
-    async perKey(request, keyId) {
-      if (!perKey) return;
-      const result = await perKey(request);
-      if (!result.isAllowed && result.isExceeded) {
-        throw limited(`${settings.perKeyPerMinute} requests per minute for API key ${keyId}`, result.ttl);
-      }
+    perKey(request, keyId) {
+      if (!perKey) return undefined;
+      return perKey(request).then((result) => {
+        if (!result.isAllowed && result.isExceeded) {
+          throw limited(`${settings.perKeyPerMinute} requests per minute for API key ${keyId}`, result.ttl);
+        }
+      });
     },
 
     refuseIfBlocked(request) {
@@ -112,12 +113,11 @@ export async function registerRateLimits(app: FastifyInstance, store: Store, set
  * Runs `authenticate`; a credential it refuses (401 INVALID_API_KEY) counts as a failure of the
  * client address. A missing credential costs no lookup and is not counted.
  */
-export async function countingFailures<T>(limits: RateLimits, request: FastifyRequest, authenticate: () => Promise<T> | T): Promise<T> {
+export function countingFailures<T>(limits: RateLimits, request: FastifyRequest, authenticate: () => Promise<T>): Promise<T> {
   limits.refuseIfBlocked(request);
-  try {
-    return await authenticate();
-  } catch (error) {
+  // A rejection handler rather than an async wrapper: the request path gains no promise of its own.
+  return authenticate().catch(async (error: unknown) => {
     if (error instanceof AppError && error.code === 'INVALID_API_KEY') await limits.authFailed(request);
     throw error;
-  }
+  });
 }
