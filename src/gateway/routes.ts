@@ -55,20 +55,22 @@ export const runnerLinkRoutes = (ctx: DomainContext, gateway: RunnerGateway, lim
       },
     );
 
-    app.get(
-      '/connect',
-      {
-        websocket: true,
-        schema: { hide: true },
-        preValidation: async (request) => {
-          const match = /^bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '');
-          if (!match) throw new AppError('AUTH_REQUIRED', 'a runner credential is required (Authorization: Bearer)');
-          if (gateway.closing) throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; connect again shortly');
-          request.runner = await countingFailures(limits, request, () => authenticateRunner(ctx, match[1].trim()));
-        },
+    app.route({
+      method: 'GET',
+      url: '/connect',
+      schema: { hide: true },
+      preValidation: async (request) => {
+        const match = /^bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '');
+        if (!match) throw new AppError('AUTH_REQUIRED', 'a runner credential is required (Authorization: Bearer)');
+        if (gateway.closing) throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; connect again shortly');
+        request.runner = await countingFailures(limits, request, () => authenticateRunner(ctx, match[1].trim()));
       },
-      (socket, request) => {
+      wsHandler: (socket, request) => {
         gateway.attach(socket, request.runner!);
       },
-    );
+      // A plain GET (no upgrade) gets the error body, not the plugin's empty 404.
+      handler: async () => {
+        throw new AppError('NOT_FOUND', 'this path takes WebSocket connections only (Upgrade: websocket)');
+      },
+    });
   };

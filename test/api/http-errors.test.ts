@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ALLOWED_ERROR_KEYS, type ErrorBodyJson } from '../helpers/errors.ts';
 import { rawExchange, type RawExchange, type RawResponse } from '../helpers/raw-http.ts';
 
@@ -125,6 +125,24 @@ describe('answers of the HTTP layer, over a socket', () => {
     it('Expect other than 100-continue: 417 EXPECTATION_FAILED', async () => {
       const ex = request('GET /healthz HTTP/1.1\nHost: x\nExpect: something-else');
       expectRawError(await ex.response, 417, 'EXPECTATION_FAILED');
+    });
+  });
+
+  describe('the runner link path without a WebSocket upgrade', () => {
+    it('GET /api/v1/runner/connect: 401 without a credential, 404 in the error body with one', async () => {
+      const none = request('GET /api/v1/runner/connect HTTP/1.1\nHost: x');
+      expectRawError(await none.response, 401, 'AUTH_REQUIRED');
+      const token = await t.request({ method: 'POST', url: '/api/v1/admin/orgs/acme/runner-tokens', key: null, payload: {}, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const registered = await t.request({
+        method: 'POST',
+        url: '/api/v1/runner/register',
+        key: null,
+        payload: { token: (token.json() as { token: string }).token, name: 'plain', labels: [], max_pods: 1, version: '1', os: 'linux', arch: 'x64' },
+      });
+      const credential = (registered.json() as { credential: string }).credential;
+      const plain = request(`GET /api/v1/runner/connect HTTP/1.1\nHost: x\nAuthorization: Bearer ${credential}`);
+      const body = expectRawError(await plain.response, 404, 'NOT_FOUND');
+      expect(body.error).toMatch(/WebSocket/);
     });
   });
 
