@@ -145,7 +145,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const shutdown = new ShutdownOrder(app, () => gateway.close());
   app.addHook('onClose', async () => {
     await gateway.close();
-    await new Promise<void>((resolve) => app.websocketServer.close(() => resolve()));
+    // Bounded: a socket still finishing its handshake must not hold the exit back.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2_000);
+      app.websocketServer.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     await notifier.close();
   });
 
