@@ -33,7 +33,7 @@ export function registerJsonBody(app: FastifyInstance): void {
     if (jsonDeeperThan(text, MAX_JSON_DEPTH)) {
       const at = pointerDeeperThan(value, MAX_JSON_DEPTH, '', 1) ?? '/';
       const message = `objects and arrays may not nest more than ${MAX_JSON_DEPTH} levels deep`;
-      return done(new AppError('VALIDATION_FAILED', `request body: ${message}`, { details: [{ field: at || '/', message }] }), undefined);
+      return done(new AppError('VALIDATION_FAILED', `request body: ${message}`, { details: [{ field: at, message }] }), undefined);
     }
     // JSON escapes can smuggle U+0000 into strings; no database column or process argument can hold it.
     const nulAt = text.includes('\\u0000') ? pointerToNul(value, '') : undefined;
