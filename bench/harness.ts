@@ -206,6 +206,8 @@ export function droverEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv
     if (name === 'DATABASE_URL' || name === 'NODE_OPTIONS' || name.startsWith('DROVER_')) delete env[name];
   }
   env.DROVER_RATE_LIMIT_PER_MINUTE = '0';
+  // Benches register hundreds of runners from one address.
+  env.DROVER_REGISTER_LIMIT_PER_MINUTE = '0';
   env.DROVER_LOG_LEVEL = 'info';
   return { ...env, ...extra };
 }
@@ -318,7 +320,8 @@ export async function expect<T = Record<string, unknown>>(
 export async function registrationToken(server: Server): Promise<string> {
   const body = await expect<{ token: string }>(201, server.url, 'POST', '/api/v1/admin/orgs/default/runner-tokens', {
     headers: { authorization: `Bearer ${server.adminToken}` },
-    json: { expires_in_hours: 24 },
+    // One token serves every runner of a bench (up to the 1,000 simulated ones).
+    json: { expires_in_hours: 24, uses: 1000 },
   });
   return body.token;
 }

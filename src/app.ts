@@ -1,17 +1,22 @@
-import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAdminAuth } from './api/plugins/admin-auth.ts';
 import { registerOrgAuth } from './api/plugins/auth.ts';
+import { MAX_HEADER_BYTES, answerNodeLevelRequests, clientErrorHandler, newRequestId } from './api/plugins/client-errors.ts';
 import { registerErrorHandling, sendError, toAppError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './api/plugins/json-body.ts';
 import { nulInUrlError } from './api/plugins/nul-in-url.ts';
-import { RateLimiter } from './api/plugins/rate-limit.ts';
+import { redactUrl } from './api/plugins/redact.ts';
+import { ShutdownOrder } from './api/plugins/shutdown.ts';
+import { registerRateLimits, type RateLimitSettings } from './api/plugins/rate-limit.ts';
+import { Metrics } from './api/metrics.ts';
+import { metricsRoutes } from './api/routes/metrics.ts';
 import { registerDocsUi, registerOpenApi } from './api/openapi.ts';
 import websocket from '@fastify/websocket';
 import { adminRoutes } from './api/routes/admin.ts';
-import { Agent as CustomAgent, adminRunnerRoutes } from './api/routes/admin-runners.ts';
+import { Agent as CustomAgent, adminAgentRoutes } from './api/routes/admin-agents.ts';
+import { RunnerToken, adminRunnerRoutes } from './api/routes/admin-runners.ts';
 import { podRoutes } from './api/routes/pods.ts';
 import { loopRoutes } from './api/routes/loops.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
@@ -33,14 +38,31 @@ import * as repositorySchemas from './api/schemas/repositories.ts';
 import * as ticketSchemas from './api/schemas/tickets.ts';
 import { validatorCompiler } from './api/validation.ts';
 import { Authenticator } from './domain/auth/authenticate.ts';
+import { AppError } from './errors.ts';
 import type { DomainContext } from './domain/context.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import type { Store } from './store/db.ts';
 
+/** DROVER_REQUEST_TIMEOUT_MS: a request's headers and body must arrive within this (contract §15). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 export interface AppOptions {
   store: Store;
   adminToken: string;
+  /** Requests per API key per minute (DROVER_RATE_LIMIT_PER_MINUTE); 0 turns it off. */
   rateLimitPerMinute: number;
+  /** Failed authentications per client address per minute (DROVER_AUTH_FAILURE_LIMIT_PER_MINUTE); default 0 (off). */
+  authFailuresPerMinute?: number;
+  /** Runner registrations per client address per minute (DROVER_REGISTER_LIMIT_PER_MINUTE); default 0 (off). */
+  registerPerMinute?: number;
+  /** PostgreSQL: how often rate-limit counts are shared (default 200 ms). */
+  rateLimitFlushMs?: number;
+  /** Headers and body must arrive within this many ms, else 408 (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Fastify's `trustProxy` (DROVER_TRUST_PROXY): whose X-Forwarded-For names the client address. */
+  trustProxy?: boolean | string;
+  /** Adds the process's own metrics (CPU, memory, event loop) to GET /metrics (drover serve does). */
+  processMetrics?: boolean;
   /** A pino logger; tests run without one. */
   logger?: FastifyBaseLogger;
   now?: () => number;
@@ -58,19 +80,8 @@ export interface AppOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    drover: { ctx: DomainContext; gateway: RunnerGateway };
+    drover: { ctx: DomainContext; gateway: RunnerGateway; metrics: Metrics };
   }
-}
-
-/** Query-string values that must never reach a log line. */
-const SECRET_PARAM = /^(access_token|token|key|api_key|secret)$/i;
-
-function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const params = new URLSearchParams(url.slice(q + 1));
-  for (const name of [...params.keys()]) if (SECRET_PARAM.test(name)) params.set(name, '[redacted]');
-  return `${url.slice(0, q)}?${params.toString()}`;
 }
 
 export const ORG_PREFIX = '/api/v1/ext/orgs/:org';
@@ -86,15 +97,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     wakeRunner: (runnerId, pod) => gateway.wake(runnerId, pod),
     podChanged: (pod) => followPod(ctx, pod),
     apiKeyRevoked: (keyId) => authenticator.forget(keyId),
+    orgChanged: (orgId) => authenticator.forgetOrg(orgId),
     defaultAgent: options.defaultAgent,
   };
   const authenticator = new Authenticator(ctx);
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // One line per request, written by our onResponse hook with secrets redacted.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: () => `req_${crypto.randomUUID().replaceAll('-', '')}`,
+    genReqId: newRequestId,
+    // Headers and body must arrive within the timeout (408 and the socket closed, not a slot held
+    // open for as long as a client trickles bytes); Node checks every connection this often.
+    requestTimeout: requestTimeoutMs,
+    http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(requestTimeoutMs / 10))) },
+    clientErrorHandler: clientErrorHandler(requestTimeoutMs),
+    // While closing, requests on connections still open are served (with Connection: close), not
+    // answered 503 in Fastify's own body: they are in flight as far as their client knows.
+    return503OnClosing: false,
+    trustProxy: options.trustProxy ?? false,
     // `request.log` is the app's logger itself, not a child made for every request: log lines
     // name the request with an explicit `reqId`.
     childLoggerFactory: (logger) => logger,
@@ -105,16 +127,38 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       sendError(reply, request, toAppError(error));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Slow headers time out with the body (Node's default would give them 60 s).
+  app.server.headersTimeout = requestTimeoutMs;
+  answerNodeLevelRequests(app.server);
 
-  const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? app.listeningOrigin, app.log);
-  app.decorate('drover', { ctx, gateway });
+  // The listening address is read once, when listening starts: it cannot be read once closing has begun.
+  let origin: string | null = null;
+  app.addHook('onListen', (done) => {
+    origin = app.listeningOrigin;
+    done();
+  });
+  const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? origin ?? app.listeningOrigin, app.log);
+  const metrics = new Metrics(options.store, ctx.now, options.processMetrics ?? false);
+  app.decorate('drover', { ctx, gateway, metrics });
+  // Stop accepting, let in-flight requests finish, then close runner links and record their
+  // disconnects; the caller closes the store after app.close().
+  const shutdown = new ShutdownOrder(app, () => gateway.close());
   app.addHook('onClose', async () => {
     await gateway.close();
+    // Bounded: a socket still finishing its handshake must not hold the exit back.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2_000);
+      app.websocketServer.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     await notifier.close();
   });
 
   app.setValidatorCompiler(validatorCompiler);
-  await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } });
+  // Runner links are not cut when closing starts (the plugin's default): see ShutdownOrder.
+  await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 }, preClose: (done) => done() });
   for (const schema of [repositorySchemas.Repository, repositorySchemas.AdminRepository, repositorySchemas.MergeRequest]) app.addSchema(schema);
   registerErrorHandling(app);
   registerJsonBody(app);
@@ -122,7 +166,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
   for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
-  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, loopSchemas.LoopRunFinishedEvent, CustomAgent]) app.addSchema(schema);
+  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, loopSchemas.LoopRunFinishedEvent, CustomAgent, RunnerToken]) app.addSchema(schema);
   await registerOpenApi(app);
 
   // Routes that take no query parameters refuse unknown ones, like those that take some.
@@ -134,33 +178,50 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Plain callback hooks (not async) on every request: they cost no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done(nulInUrlError(request.url));
+    shutdown.track(request, reply);
+    const nul = nulInUrlError(request.url);
+    // An unknown route (or method, such as QUERY) is 404 before anything else: no body is read.
+    if (!nul && request.is404) {
+      sendError(reply, request, new AppError('NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`));
+      return;
+    }
+    done(nul);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    app.log.info(
-      { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
+    const ms = reply.elapsedTime;
+    app.log.info({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    metrics.observeRequest(request.method, request.is404 ? 'unmatched' : request.routeOptions.url!, reply.statusCode, ms);
     done();
   });
 
+  const limits = await registerRateLimits(app, options.store, {
+    perKeyPerMinute: options.rateLimitPerMinute,
+    authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
+    registerPerMinute: options.registerPerMinute ?? 0,
+    flushIntervalMs: options.rateLimitFlushMs,
+  } satisfies RateLimitSettings);
+
   await app.register(healthRoutes(options.store));
+  await app.register(async (operations) => {
+    registerAdminAuth(operations, options.adminToken, limits);
+    await operations.register(metricsRoutes(metrics));
+  });
 
   await app.register(
     async (admin) => {
-      registerAdminAuth(admin, options.adminToken);
+      registerAdminAuth(admin, options.adminToken, limits);
       await admin.register(adminRoutes(ctx));
       await admin.register(adminRepositoryRoutes(ctx));
       await admin.register(adminRunnerRoutes(ctx));
+      await admin.register(adminAgentRoutes(ctx));
     },
     { prefix: '/api/v1/admin' },
   );
-  await app.register(runnerLinkRoutes(ctx, gateway), { prefix: '/api/v1/runner' });
+  await app.register(runnerLinkRoutes(ctx, gateway, limits), { prefix: '/api/v1/runner' });
 
-  const rateLimiter = new RateLimiter(options.rateLimitPerMinute);
   await app.register(
     async (orgScoped) => {
-      registerOrgAuth(orgScoped, { authenticator, rateLimiter });
+      registerOrgAuth(orgScoped, { authenticator, limits });
       registerIdempotency(orgScoped, ctx);
       await orgScoped.register(ticketRoutes(ctx));
       await orgScoped.register(channelRoutes(ctx));
@@ -174,7 +235,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The spec's loops example uses /api/v1/orgs/{org}: the loop endpoints are served there too, identically.
   await app.register(
     async (legacyLoops) => {
-      registerOrgAuth(legacyLoops, { authenticator, rateLimiter });
+      registerOrgAuth(legacyLoops, { authenticator, limits });
       registerIdempotency(legacyLoops, ctx);
       await legacyLoops.register(loopRoutes(ctx));
     },

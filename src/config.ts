@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseSecretKey } from './domain/secrets.ts';
+import { LOG_FORMATS, type LogFormat } from './logger.ts';
 
 /** Everything `drover serve` can be told, from flags first and the environment second. */
 export interface ServerConfig {
@@ -10,7 +11,17 @@ export interface ServerConfig {
   readonly localRunner: boolean;
   readonly adminToken: string | null;
   readonly rateLimitPerMinute: number;
+  /** DROVER_AUTH_FAILURE_LIMIT_PER_MINUTE: failed authentications per client address before 429 (30; 0 off). */
+  readonly authFailuresPerMinute: number;
+  /** DROVER_REGISTER_LIMIT_PER_MINUTE: runner registrations per client address (30; 0 off). */
+  readonly registerPerMinute: number;
+  /** DROVER_REQUEST_TIMEOUT_MS: headers and body must arrive within this, else 408 (30000). */
+  readonly requestTimeoutMs: number;
+  /** DROVER_TRUST_PROXY: false, true, or the proxies' addresses/CIDRs (comma-separated) whose X-Forwarded-For counts. */
+  readonly trustProxy: boolean | string;
   readonly logLevel: string;
+  /** DROVER_LOG_FORMAT: auto (pretty on a terminal, JSON otherwise), json or pretty. */
+  readonly logFormat: LogFormat;
   readonly publicUrl: string | null;
   /** DROVER_SECRET_KEY (32 bytes, base64 or hex), checked here; null: `<data dir>/secret-key`. */
   readonly secretKey: string | null;
@@ -65,6 +76,13 @@ function oneOf<T extends string>(name: string, raw: string | undefined, values: 
   return raw as T;
 }
 
+function trustProxyFrom(raw: string | undefined): boolean | string {
+  const value = raw?.trim() ?? '';
+  if (value === '' || ['false', '0', 'no'].includes(value.toLowerCase())) return false;
+  if (['true', '1', 'yes'].includes(value.toLowerCase())) return true;
+  return value;
+}
+
 export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const databaseUrl = env.DATABASE_URL?.trim() || null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -83,7 +101,12 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     localRunner: flags['no-local-runner'] ? false : boolFrom('DROVER_LOCAL_RUNNER', env.DROVER_LOCAL_RUNNER, databaseUrl === null),
     adminToken: env.DROVER_ADMIN_TOKEN?.trim() || null,
     rateLimitPerMinute: intFrom('DROVER_RATE_LIMIT_PER_MINUTE', env.DROVER_RATE_LIMIT_PER_MINUTE, 1200, 0),
+    authFailuresPerMinute: intFrom('DROVER_AUTH_FAILURE_LIMIT_PER_MINUTE', env.DROVER_AUTH_FAILURE_LIMIT_PER_MINUTE, 30, 0),
+    registerPerMinute: intFrom('DROVER_REGISTER_LIMIT_PER_MINUTE', env.DROVER_REGISTER_LIMIT_PER_MINUTE, 30, 0),
+    requestTimeoutMs: intFrom('DROVER_REQUEST_TIMEOUT_MS', env.DROVER_REQUEST_TIMEOUT_MS, 30_000, 100),
+    trustProxy: trustProxyFrom(env.DROVER_TRUST_PROXY),
     logLevel: env.DROVER_LOG_LEVEL ?? 'info',
+    logFormat: oneOf('DROVER_LOG_FORMAT', env.DROVER_LOG_FORMAT?.trim() || undefined, LOG_FORMATS, 'auto'),
     publicUrl: env.DROVER_PUBLIC_URL?.trim() || null,
     secretKey,
     providerTimeoutMs: intFrom('DROVER_PROVIDER_TIMEOUT_MS', env.DROVER_PROVIDER_TIMEOUT_MS, 10_000, 1),

@@ -17,12 +17,22 @@ export const ERROR_STATUS = {
   RUNNER_UNAVAILABLE: 409,
   IDEMPOTENCY_MISMATCH: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
+  /** A delete refused because other records still use the resource (the message names them). */
+  RESOURCE_IN_USE: 409,
+  /** The request (headers and body) did not arrive in full within the request timeout. */
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** An `Expect` header other than `100-continue`. */
+  EXPECTATION_FAILED: 417,
   RATE_LIMITED: 429,
+  /** The request line and headers together exceed the server's limit. */
+  HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   PROVIDER_ERROR: 502,
   NO_AVAILABLE_RUNNER: 503,
+  /** The server is shutting down and takes no new work on this connection. */
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
+import { prepareDataDir } from './data-dir.ts';
+import { createLogger } from './logger.ts';
 import type { ServerConfig } from './config.ts';
 import { bootstrapIfEmpty } from './domain/admin/bootstrap.ts';
 import { randomBase62 } from './domain/auth/keys.ts';
@@ -38,8 +39,8 @@ function resolveAdminToken(config: ServerConfig, announce: (line: string) => voi
 
 /** `drover serve`: open the store, migrate, bootstrap, listen; stop cleanly on SIGTERM/SIGINT. */
 export async function startServer(config: ServerConfig, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  const logger = pino({ level: config.logLevel });
+  prepareDataDir(config.dataDir);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
   const announce = (line: string) => process.stdout.write(line + '\n');
 
   const store = openStore({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'drover.sqlite') });
@@ -78,6 +79,11 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     store,
     adminToken,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    authFailuresPerMinute: config.authFailuresPerMinute,
+    registerPerMinute: config.registerPerMinute,
+    requestTimeoutMs: config.requestTimeoutMs,
+    trustProxy: config.trustProxy,
+    processMetrics: true,
     logger,
     secrets,
     providerTimeoutMs: config.providerTimeoutMs,
@@ -117,7 +123,9 @@ export async function startServer(config: ServerConfig, options: { handleSignals
         await cron.stop();
         await webhooks.stop();
         await sweeper.stop();
-        await app.close(); // stops accepting, lets in-flight requests finish
+        // Stops accepting, lets in-flight requests finish, then closes runner links and records
+        // their disconnects (the gateway's onClose); only then is the store closed.
+        await app.close();
         await store.close();
       } finally {
         clearInterval(idleSweep);

@@ -123,6 +123,9 @@ export function validationDetails(errors: ErrorObject[], context: string): Error
       case 'maximum':
         message = `must be at most ${error.params.limit}`;
         break;
+      case 'minProperties':
+        message = error.params.limit === 1 ? 'must name at least one field to change' : `must have at least ${error.params.limit} fields`;
+        break;
       case 'pattern': {
         const explain = PATTERN_MESSAGES.get(String(error.params.pattern));
         message = explain === undefined ? `must match ${error.params.pattern}` : typeof explain === 'string' ? explain : explain(error.data);

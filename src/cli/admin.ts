@@ -3,30 +3,47 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { networkCause } from '../client/network.ts';
 
-type Flags = Record<string, string | undefined>;
+type Flags = Record<string, string | boolean | undefined>;
 
 interface AdminCommand {
   summary: string;
   required: string[];
   optional?: string[];
-  method: 'GET' | 'POST' | 'DELETE';
+  /** Flags without a value (`--clear-token`). */
+  switches?: string[];
+  /** PATCH commands: at least one of these must be given. */
+  oneOf?: string[];
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path(flags: Flags): string;
   body?(flags: Flags, env: NodeJS.ProcessEnv): Record<string, unknown>;
 }
 
-const org = (f: Flags) => encodeURIComponent(f.org!);
-const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const str = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+const seg = (value: string | boolean | undefined) => encodeURIComponent(str(value)!);
+const org = (f: Flags) => seg(f.org);
+const list = (value: string | boolean | undefined) =>
+  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+const int = (value: string | boolean | undefined) => (typeof value === 'string' ? Number(value) : undefined);
 
 /** `--token` as given, or the value of the environment variable named by `--token-env`. */
 function repositoryToken(f: Flags, env: NodeJS.ProcessEnv): string | undefined {
   if (f.token !== undefined && f['token-env'] !== undefined) throw new Error('give --token or --token-env, not both');
-  if (f['token-env'] === undefined) return f.token;
-  const value = env[f['token-env']];
-  if (!value) throw new Error(`--token-env: the environment variable ${f['token-env']} is not set`);
+  if (f['token-env'] === undefined) return str(f.token);
+  const value = env[str(f['token-env'])!];
+  if (!value) throw new Error(`--token-env: the environment variable ${str(f['token-env'])} is not set`);
   return value;
 }
 
-/** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of contract §2. */
+/** A value to set, `null` when its `--clear-…` switch is given, or undefined (left alone). */
+function setOrClear(f: Flags, name: string, value: string | undefined): string | null | undefined {
+  if (f[`clear-${name}`] === true) {
+    if (value !== undefined) throw new Error(`give --${name} or --clear-${name}, not both`);
+    return null;
+  }
+  return value;
+}
+
+/** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of contract §2 and §15. */
 export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'orgs create': {
     summary: 'create an organization',
@@ -37,6 +54,15 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     body: (f) => ({ slug: f.slug, name: f.name, ticket_prefix: f['ticket-prefix'] }),
   },
   'orgs list': { summary: 'list organizations', required: [], method: 'GET', path: () => '/orgs' },
+  'orgs update': {
+    summary: "rename an organization or change its ticket prefix (new tickets only; e.g. --org default --ticket-prefix ACME)",
+    required: ['org'],
+    optional: ['name', 'ticket-prefix'],
+    oneOf: ['name', 'ticket-prefix'],
+    method: 'PATCH',
+    path: (f) => `/orgs/${org(f)}`,
+    body: (f) => ({ name: f.name, ticket_prefix: f['ticket-prefix'] }),
+  },
   'api-keys create': {
     summary: 'issue an API key (printed once)',
     required: ['org', 'name', 'scopes'],
@@ -45,12 +71,12 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     path: (f) => `/orgs/${org(f)}/api-keys`,
     body: (f) => ({ name: f.name, scopes: list(f.scopes), expires_at: f['expires-at'] }),
   },
-  'api-keys list': { summary: 'list API keys', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/api-keys` },
+  'api-keys list': { summary: 'list API keys (prefix, scopes, expires_at, last use; never the key)', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/api-keys` },
   'api-keys revoke': {
     summary: 'revoke an API key',
     required: ['org', 'id'],
     method: 'DELETE',
-    path: (f) => `/orgs/${org(f)}/api-keys/${encodeURIComponent(f.id!)}`,
+    path: (f) => `/orgs/${org(f)}/api-keys/${seg(f.id)}`,
   },
   'users create': {
     summary: 'create a user',
@@ -60,6 +86,21 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     body: (f) => ({ name: f.name, email: f.email }),
   },
   'users list': { summary: 'list users', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/users` },
+  'users update': {
+    summary: "change a user's name or email",
+    required: ['org', 'id'],
+    optional: ['name', 'email'],
+    oneOf: ['name', 'email'],
+    method: 'PATCH',
+    path: (f) => `/orgs/${org(f)}/users/${seg(f.id)}`,
+    body: (f) => ({ name: f.name, email: f.email }),
+  },
+  'users delete': {
+    summary: 'delete a user (their tickets become unassigned)',
+    required: ['org', 'id'],
+    method: 'DELETE',
+    path: (f) => `/orgs/${org(f)}/users/${seg(f.id)}`,
+  },
   'repositories create': {
     summary: 'register a repository (provider: github, gitlab, gitea or git); --token-env NAME reads the token from $NAME, keeping it out of argv',
     required: ['org', 'name', 'full-name', 'provider', 'url'],
@@ -78,16 +119,50 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     }),
   },
   'repositories list': { summary: 'list repositories', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/repositories` },
+  'repositories update': {
+    summary:
+      'change a repository; --token/--token-env replace its stored token, --clear-token removes it (likewise --clear-ticket-prefix, --clear-api-base-url)',
+    required: ['org', 'id'],
+    optional: ['name', 'full-name', 'url', 'default-branch', 'ticket-prefix', 'api-base-url', 'token', 'token-env'],
+    switches: ['clear-token', 'clear-ticket-prefix', 'clear-api-base-url'],
+    oneOf: ['name', 'full-name', 'url', 'default-branch', 'ticket-prefix', 'api-base-url', 'token', 'token-env', 'clear-token', 'clear-ticket-prefix', 'clear-api-base-url'],
+    method: 'PATCH',
+    path: (f) => `/orgs/${org(f)}/repositories/${seg(f.id)}`,
+    body: (f, env) => ({
+      name: f.name,
+      full_name: f['full-name'],
+      url: f.url,
+      default_branch: f['default-branch'],
+      ticket_prefix: setOrClear(f, 'ticket-prefix', str(f['ticket-prefix'])),
+      api_base_url: setOrClear(f, 'api-base-url', str(f['api-base-url'])),
+      token: setOrClear(f, 'token', repositoryToken(f, env)),
+    }),
+  },
+  'repositories delete': {
+    summary: 'delete a repository (refused while loops or active pods use it; its tickets and channels are detached)',
+    required: ['org', 'id'],
+    method: 'DELETE',
+    path: (f) => `/orgs/${org(f)}/repositories/${seg(f.id)}`,
+  },
   'runner-tokens create': {
-    summary: 'issue a registration token for `drover runner --token`',
+    summary: 'issue a registration token for `drover runner --token` (single-use unless --uses N, up to 1000)',
     required: ['org'],
-    optional: ['labels', 'expires-in-hours'],
+    optional: ['labels', 'expires-in-hours', 'uses'],
     method: 'POST',
     path: (f) => `/orgs/${org(f)}/runner-tokens`,
-    body: (f) => ({
-      labels: list(f.labels),
-      expires_in_hours: f['expires-in-hours'] === undefined ? undefined : Number(f['expires-in-hours']),
-    }),
+    body: (f) => ({ labels: list(f.labels), expires_in_hours: int(f['expires-in-hours']), uses: int(f.uses) }),
+  },
+  'runner-tokens list': {
+    summary: 'list registration tokens: prefix, labels, uses left, expiry, status (never the token)',
+    required: ['org'],
+    method: 'GET',
+    path: (f) => `/orgs/${org(f)}/runner-tokens`,
+  },
+  'runner-tokens revoke': {
+    summary: 'revoke a registration token (runners it registered keep working)',
+    required: ['org', 'id'],
+    method: 'DELETE',
+    path: (f) => `/orgs/${org(f)}/runner-tokens/${seg(f.id)}`,
   },
   'agents create': {
     summary: 'create a custom agent (prompt position: last, first, stdin or env)',
@@ -98,6 +173,21 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     body: (f) => ({ slug: f.slug, name: f.name, command: f.command, args: list(f.args), prompt_position: f['prompt-position'] }),
   },
   'agents list': { summary: 'list custom agents', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/agents` },
+  'agents update': {
+    summary: 'change a custom agent (its slug stays)',
+    required: ['org', 'slug'],
+    optional: ['name', 'command', 'args', 'prompt-position'],
+    oneOf: ['name', 'command', 'args', 'prompt-position'],
+    method: 'PATCH',
+    path: (f) => `/orgs/${org(f)}/agents/${seg(f.slug)}`,
+    body: (f) => ({ name: f.name, command: f.command, args: list(f.args), prompt_position: f['prompt-position'] }),
+  },
+  'agents delete': {
+    summary: 'delete a custom agent (refused while loops name it or pods running it are active)',
+    required: ['org', 'slug'],
+    method: 'DELETE',
+    path: (f) => `/orgs/${org(f)}/agents/${seg(f.slug)}`,
+  },
 };
 
 const COMMON_FLAGS = [
@@ -106,27 +196,32 @@ const COMMON_FLAGS = [
 ];
 
 function commandUsage(name: string, c: AdminCommand): string {
-  const flags = [...c.required.map((f) => `--${f} <${f}>`), ...(c.optional ?? []).map((f) => `[--${f} <${f}>]`)].join(' ');
+  const flags = [
+    ...c.required.map((f) => `--${f} <${f}>`),
+    ...(c.optional ?? []).map((f) => `[--${f} <${f}>]`),
+    ...(c.switches ?? []).map((f) => `[--${f}]`),
+  ].join(' ');
   return `  drover admin ${name} ${flags}\n      ${c.summary}`;
 }
 
-/** The usage of every admin command, or of those of one group (`orgs`), or of one command. */
-export function adminUsage(only?: string): string {
-  const entries = Object.entries(ADMIN_COMMANDS).filter(([name]) => only === undefined || name === only || name.startsWith(`${only} `));
-  return ['Usage:', ...entries.map(([name, c]) => commandUsage(name, c)), '', ...COMMON_FLAGS].join('\n');
+/** The usage of every command, or of those whose name starts with `prefix` (a resource, or one command). */
+export function adminUsage(prefix = ''): string {
+  const lines = Object.entries(ADMIN_COMMANDS)
+    .filter(([name]) => prefix === '' || name === prefix || name.startsWith(`${prefix} `))
+    .map(([name, c]) => commandUsage(name, c));
+  return ['Usage:', ...lines, '', ...COMMON_FLAGS].join('\n');
 }
 
-const isHelp = (word: string | undefined) => word === '--help' || word === '-h' || word === 'help';
-
 function adminToken(flags: Flags, env: NodeJS.ProcessEnv): string {
-  if (flags['admin-token']) return flags['admin-token'];
+  if (str(flags['admin-token'])) return str(flags['admin-token'])!;
   if (env.DROVER_ADMIN_TOKEN) return env.DROVER_ADMIN_TOKEN;
-  const file = path.join(path.resolve(flags['data-dir'] ?? env.DROVER_DATA_DIR ?? './.drover'), 'admin-token');
+  const file = path.join(path.resolve(str(flags['data-dir']) ?? env.DROVER_DATA_DIR ?? './.drover'), 'admin-token');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
   throw new Error(`no admin token: pass --admin-token, set DROVER_ADMIN_TOKEN, or run where ${file} exists`);
 }
 
-/** Runs one admin command; prints the JSON answer. Returns the exit code. */
+const isHelp = (word: string | undefined) => word === '--help' || word === '-h' || word === 'help';
+
 export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, out = process.stdout, err = process.stderr): Promise<number> {
   if (isHelp(argv[0])) {
     out.write(`${adminUsage()}\n`);
@@ -134,23 +229,27 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   }
   const name = argv.slice(0, 2).join(' ');
   const command = ADMIN_COMMANDS[name];
-  const isGroup = Object.keys(ADMIN_COMMANDS).some((n) => n.startsWith(`${argv[0]} `));
-  if (isGroup && isHelp(argv[1])) {
-    out.write(`${adminUsage(argv[0])}\n`);
-    return 0;
-  }
-  if (command && argv.slice(2).some(isHelp)) {
-    out.write(`${adminUsage(name)}\n`);
-    return 0;
-  }
   if (!command) {
+    // `drover admin repositories --help`: the commands of one resource.
+    const resource = argv[0];
+    if (argv.slice(1).some(isHelp) && Object.keys(ADMIN_COMMANDS).some((n) => n.startsWith(`${resource} `))) {
+      out.write(`${adminUsage(resource)}\n`);
+      return 0;
+    }
     err.write(`${argv.length ? `unknown admin command "${name}"\n\n` : ''}${adminUsage()}\n`);
     return 2;
   }
-  const names = ['server', 'admin-token', 'data-dir', ...command.required, ...(command.optional ?? [])];
+  if (argv.slice(2).some(isHelp)) {
+    out.write(`${adminUsage(name)}\n`);
+    return 0;
+  }
+  const options = Object.fromEntries([
+    ...['server', 'admin-token', 'data-dir', ...command.required, ...(command.optional ?? [])].map((n) => [n, { type: 'string' as const }]),
+    ...(command.switches ?? []).map((n) => [n, { type: 'boolean' as const }]),
+  ]);
   let flags: Flags;
   try {
-    flags = parseArgs({ args: argv.slice(2), options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])) }).values as Flags;
+    flags = parseArgs({ args: argv.slice(2), options }).values as Flags;
   } catch (error) {
     err.write(`${(error as Error).message}\n\n${adminUsage()}\n`);
     return 2;
@@ -160,7 +259,11 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     err.write(`missing ${missing.map((f) => `--${f}`).join(', ')}\n\n${adminUsage()}\n`);
     return 2;
   }
-  const server = (flags.server ?? env.DROVER_SERVER_URL ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
+  if (command.oneOf && !command.oneOf.some((f) => flags[f] !== undefined)) {
+    err.write(`nothing to change: give at least one of ${command.oneOf.map((f) => `--${f}`).join(', ')}\n\n${adminUsage()}\n`);
+    return 2;
+  }
+  const server = (str(flags.server) ?? env.DROVER_SERVER_URL ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
   let body: string | undefined;
   let token: string;
   try {

@@ -90,7 +90,12 @@ Environment of serve:
   DROVER_SECRET_KEY       32 bytes, base64 or hex, encrypting stored tokens (default: <data dir>/secret-key)
   DROVER_PUBLIC_URL       the base URL agents call back on (default: the listening address)
   DROVER_RATE_LIMIT_PER_MINUTE    requests per minute per API key (1200; 0 turns it off)
+  DROVER_AUTH_FAILURE_LIMIT_PER_MINUTE    failed authentications per client address, then 429 (30; 0 turns it off)
+  DROVER_REGISTER_LIMIT_PER_MINUTE        runner registrations per client address (30; 0 turns it off)
+  DROVER_REQUEST_TIMEOUT_MS       a request's headers and body must arrive within this, else 408 (30000)
+  DROVER_TRUST_PROXY      true, or the proxies' addresses: take the client address from X-Forwarded-For (false)
   DROVER_LOG_LEVEL        pino level (info)
+  DROVER_LOG_FORMAT       auto (readable on a terminal, JSON otherwise), json or pretty
   DROVER_PROVIDER_TIMEOUT_MS      budget of one Git provider call (10000)
   DROVER_POD_ORPHAN_GRACE_SECONDS runner silence before its pods are orphaned (120)
   DROVER_POD_ORPHAN_FAIL_SECONDS  runner silence before orphaned pods fail (3600)

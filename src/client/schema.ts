@@ -35,6 +35,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics: requests, pods, runners, cron lag, webhook outbox, event subscribers */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/orgs": {
         parameters: {
             query?: never;
@@ -51,6 +68,23 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename an organization or change its ticket prefix (new tickets only; existing slugs stay) */
+        patch: operations["updateOrg"];
         trace?: never;
     };
     "/api/v1/admin/orgs/{org}/api-keys": {
@@ -106,6 +140,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/orgs/{org}/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a user; the tickets assigned to them become unassigned */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /** Change a user's name or email */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
     "/api/v1/admin/orgs/{org}/repositories": {
         parameters: {
             query?: never;
@@ -124,7 +176,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/admin/orgs/{org}/runner-tokens": {
+    "/api/v1/admin/orgs/{org}/repositories/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -133,9 +185,45 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a runner registration token (for `drover runner --token`) */
+        post?: never;
+        /** Delete a repository: 409 while loops or active pods use it; its tickets and channels are detached */
+        delete: operations["adminDeleteRepository"];
+        options?: never;
+        head?: never;
+        /** Change a repository; `token` replaces the stored token, `token: null` clears it */
+        patch: operations["adminUpdateRepository"];
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/runner-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List registration tokens (never the tokens themselves): prefix, labels, uses left, expiry */
+        get: operations["listRunnerTokens"];
+        put?: never;
+        /** Issue a runner registration token (single-use unless `uses` says more); the token is shown only here */
         post: operations["createRunnerToken"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/runner-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a registration token (runners it registered keep working) */
+        delete: operations["revokeRunnerToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -157,6 +245,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/agents/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a custom agent: 409 while loops name it or pods running it are active */
+        delete: operations["deleteCustomAgent"];
+        options?: never;
+        head?: never;
+        /** Change a custom agent (its slug stays); pods started from now on use the new definition */
+        patch: operations["updateCustomAgent"];
         trace?: never;
     };
     "/api/v1/runner/register": {
@@ -868,7 +974,7 @@ export interface components {
             /** @description A human sentence */
             error: string;
             /** @enum {unknown} */
-            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER";
+            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "RESOURCE_IN_USE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPECTATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER" | "SERVICE_UNAVAILABLE";
             /** @description Also sent as the X-Request-Id header; the server log names it */
             request_id: string;
             /** @description validation errors: the field (JSON pointer in a body, name of a parameter) and why */
@@ -1340,6 +1446,32 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        RunnerToken: {
+            id: number;
+            /** @description the first 12 characters of the token, to recognise it (null for tokens issued before prefixes were kept) */
+            prefix: string | null;
+            labels: string[];
+            /** @description registrations the token allows in all */
+            uses: number;
+            uses_left: number;
+            /** @enum {unknown} */
+            status: "active" | "used" | "revoked" | "expired";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            expires_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+        };
     };
     responses: {
         /** @description VALIDATION_FAILED or INVALID_JSON: the query, path, headers or body are invalid (`details` names the fields) */
@@ -1382,16 +1514,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description A state conflict (the code says which) */
-        Error409: {
-            headers: {
-                "x-request-id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
         /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB */
         Error413: {
             headers: {
@@ -1425,6 +1547,16 @@ export interface components {
         };
         /** @description INTERNAL: an unexpected failure; the request id identifies it in the server log */
         Error500: {
+            headers: {
+                "x-request-id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A state conflict (the code says which) */
+        Error409: {
             headers: {
                 "x-request-id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -1529,6 +1661,35 @@ export interface operations {
             };
         };
     };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     listOrgs: {
         parameters: {
             query?: never;
@@ -1596,6 +1757,48 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description upper-case, 1–10 characters, starting with a letter */
+                    ticket_prefix?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        org: components["schemas"]["Org"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -1792,6 +1995,85 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** Format: email */
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     adminListRepositories: {
         parameters: {
             query?: never;
@@ -1884,6 +2166,130 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    adminDeleteRepository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    adminUpdateRepository: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description owner/repo (GitHub, Gitea) or group/sub/project (GitLab), 400 otherwise; any name for git */
+                    full_name?: string;
+                    /** @description clone URL: http(s), ssh:// or user@host:path; for git also file:// or an absolute path */
+                    url?: string;
+                    /** @description a branch name (no whitespace, no leading -); default main */
+                    default_branch?: string;
+                    /** @description upper-case, 1–10 characters, starting with a letter */
+                    ticket_prefix?: string | null;
+                    /** @description the provider's API root, an http(s) URL, e.g. https://gitlab.example.com/api/v4; required for gitea, refused for git (400) */
+                    api_base_url?: string | null;
+                    /** @description used server-side for merge requests; stored encrypted, never returned */
+                    token?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        repository: components["schemas"]["AdminRepository"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listRunnerTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runner_tokens: components["schemas"]["RunnerToken"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     createRunnerToken: {
         parameters: {
             query?: never;
@@ -1899,6 +2305,8 @@ export interface operations {
                 "application/json": {
                     labels?: string[];
                     expires_in_hours?: number;
+                    /** @description runners that may register with it (default 1) */
+                    uses?: number;
                 };
             };
         };
@@ -1912,8 +2320,47 @@ export interface operations {
                 content: {
                     "application/json": {
                         token: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC with milliseconds
+                         */
                         expires_at: string;
+                        runner_token: components["schemas"]["RunnerToken"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    revokeRunnerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
                     };
                 };
             };
@@ -2001,6 +2448,87 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deleteCustomAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updateCustomAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    command?: string;
+                    args?: string[];
+                    /** @enum {unknown} */
+                    prompt_position?: "last" | "first" | "stdin" | "env";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: components["schemas"]["CustomAgent"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
@@ -3227,7 +3755,7 @@ export interface operations {
                     concurrency_policy?: "skip" | "queue" | "replace";
                     max_concurrent_runs?: number;
                     timeout_minutes?: number;
-                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    /** @description http(s) URL with a host, as a URL parser reads it (`http://[`, `http://%zz` or `http://a:b:c` are 400). Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
                     callback_url?: string;
                     autopilot_config?: {
                         max_iterations?: number;
@@ -3337,7 +3865,7 @@ export interface operations {
                     concurrency_policy?: "skip" | "queue" | "replace";
                     max_concurrent_runs?: number;
                     timeout_minutes?: number;
-                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    /** @description http(s) URL with a host, as a URL parser reads it (`http://[`, `http://%zz` or `http://a:b:c` are 400). Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
                     callback_url?: string | null;
                     autopilot_config?: {
                         max_iterations?: number;
@@ -3744,7 +4272,7 @@ export interface operations {
                     concurrency_policy?: "skip" | "queue" | "replace";
                     max_concurrent_runs?: number;
                     timeout_minutes?: number;
-                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    /** @description http(s) URL with a host, as a URL parser reads it (`http://[`, `http://%zz` or `http://a:b:c` are 400). Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
                     callback_url?: string;
                     autopilot_config?: {
                         max_iterations?: number;
@@ -3854,7 +4382,7 @@ export interface operations {
                     concurrency_policy?: "skip" | "queue" | "replace";
                     max_concurrent_runs?: number;
                     timeout_minutes?: number;
-                    /** @description http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
+                    /** @description http(s) URL with a host, as a URL parser reads it (`http://[`, `http://%zz` or `http://a:b:c` are 400). Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them. */
                     callback_url?: string | null;
                     autopilot_config?: {
                         max_iterations?: number;

@@ -20,6 +20,8 @@ export interface DomainContext {
   readonly wakeRunner?: (runnerId: number, pod?: PodRow) => Promise<void>;
   /** An API key was revoked (this replica stops trusting cached verifications of it). */
   readonly apiKeyRevoked?: (keyId: number) => void;
+  /** An organization was changed (this replica stops using cached copies of it). */
+  readonly orgChanged?: (orgId: number) => void;
   /** The agent of loops that name none (DROVER_DEFAULT_AGENT, default `claude-code`). */
   readonly defaultAgent?: string;
   /**

@@ -17,8 +17,12 @@ import { HEARTBEAT_INTERVAL_MS, decodeRunnerMessage, encode, sendCoalesced, type
  * The server side of runner links on this replica. Each runner's socket is held by one replica;
  * any replica can ask for a runner to be reconciled through the notifier.
  */
+/** How long a closing link waits for the runner's close frame before dropping the socket. */
+const CLOSE_HANDSHAKE_MS = 2_000;
+
 export class RunnerGateway {
   private readonly links = new Map<number, RunnerLink>();
+  private shuttingDown = false;
 
   constructor(
     private readonly ctx: DomainContext,
@@ -39,7 +43,16 @@ export class RunnerGateway {
     await this.notifier.publish(runnerId, pod);
   };
 
+  /** True once the server has begun shutting down: no new runner link is taken. */
+  get closing(): boolean {
+    return this.shuttingDown;
+  }
+
   attach(socket: WebSocket, runner: RunnerRow): void {
+    if (this.shuttingDown) {
+      socket.close(1001, 'server shutting down');
+      return;
+    }
     this.links.get(runner.id)?.close(4000, 'replaced by a newer connection');
     const link = new RunnerLink(this.ctx, socket, runner, this.apiUrl, this.log.child({ runner_id: runner.id }), () => {
       if (this.links.get(runner.id) === link) this.links.delete(runner.id);
@@ -51,8 +64,14 @@ export class RunnerGateway {
     return [...this.links.keys()];
   }
 
+  /**
+   * Closes every runner link and resolves once each has applied what its runner sent before the
+   * close and recorded the disconnect: the caller may close the store then. Runners reconnect
+   * (to another replica, or to this server when it is back).
+   */
   async close(): Promise<void> {
-    for (const link of this.links.values()) link.close(1001, 'server shutting down');
+    this.shuttingDown = true;
+    await Promise.all([...this.links.values()].map((link) => link.shutdown()));
     this.links.clear();
   }
 }
@@ -73,6 +92,8 @@ class RunnerLink {
   /** A notification's reconcile that is queued and has not started yet. */
   private wokenReconcile: Promise<void> | null = null;
   private orgSlugRead: Promise<string> | null = null;
+  /** Resolves once the socket has closed and the disconnect is queued. */
+  private readonly closed: Promise<void>;
 
   constructor(
     private readonly ctx: DomainContext,
@@ -82,10 +103,13 @@ class RunnerLink {
     private readonly log: FastifyBaseLogger,
     private readonly onGone: () => void,
   ) {
+    let markClosed!: () => void;
+    this.closed = new Promise((resolve) => (markClosed = resolve));
     socket.on('message', (data) => this.enqueue(() => this.handle(String(data))));
     socket.on('close', () => {
       this.onGone();
       this.enqueue(() => runners.markDisconnected(this.ctx.store.db, this.runner.id, this.connectionId, this.ctx.now()));
+      markClosed();
     });
     socket.on('error', (error) => this.log.warn({ err: error }, 'runner socket error'));
   }
@@ -100,6 +124,19 @@ class RunnerLink {
 
   close(code: number, reason: string): void {
     this.socket.close(code, reason);
+  }
+
+  /** Closes the link and waits until the messages received before, and the disconnect, are applied. */
+  async shutdown(): Promise<void> {
+    this.close(1001, 'server shutting down');
+    const timer = setTimeout(() => this.socket.terminate(), CLOSE_HANDSHAKE_MS);
+    await this.closed;
+    clearTimeout(timer);
+    let settled: Promise<void>;
+    do {
+      settled = this.queue;
+      await settled;
+    } while (settled !== this.queue);
   }
 
   private async handle(raw: string): Promise<void> {

@@ -6,6 +6,7 @@ import { authenticateRunner, registerRunner } from '../domain/runners/service.ts
 import { AppError } from '../errors.ts';
 import type { RunnerRow } from '../store/schema-runners.ts';
 import { Text, errorResponses } from '../api/schemas/common.ts';
+import { countingFailures, type RateLimits } from '../api/plugins/rate-limit.ts';
 import type { RunnerGateway } from './links.ts';
 import { RunnerInfo } from './protocol.ts';
 
@@ -32,7 +33,7 @@ const RegisterBody = Type.Object(
 );
 
 /** Where runners register (once) and connect (the WebSocket), under /api/v1/runner. */
-export const runnerLinkRoutes = (ctx: DomainContext, gateway: RunnerGateway): FastifyPluginAsyncTypebox =>
+export const runnerLinkRoutes = (ctx: DomainContext, gateway: RunnerGateway, limits: RateLimits): FastifyPluginAsyncTypebox =>
   async function runnerLink(app) {
     app.decorateRequest('runner', null);
 
@@ -46,6 +47,8 @@ export const runnerLinkRoutes = (ctx: DomainContext, gateway: RunnerGateway): Fa
           body: RegisterBody,
           response: { 201: Type.Object({ runner_id: Type.Integer(), org: Type.String(), credential: Type.String() }), ...errorResponses() },
         },
+        // Counted per client address before the body is read.
+        onRequest: (request) => limits.register(request),
       },
       async (request, reply) => {
         const { runner, credential, org } = await registerRunner(ctx, request.body);
@@ -53,19 +56,22 @@ export const runnerLinkRoutes = (ctx: DomainContext, gateway: RunnerGateway): Fa
       },
     );
 
-    app.get(
-      '/connect',
-      {
-        websocket: true,
-        schema: { hide: true },
-        preValidation: async (request) => {
-          const match = /^bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '');
-          if (!match) throw new AppError('AUTH_REQUIRED', 'a runner credential is required (Authorization: Bearer)');
-          request.runner = await authenticateRunner(ctx, match[1].trim());
-        },
+    app.route({
+      method: 'GET',
+      url: '/connect',
+      schema: { hide: true },
+      preValidation: async (request) => {
+        const match = /^bearer\s+(.+)$/i.exec(request.headers.authorization?.trim() ?? '');
+        if (!match) throw new AppError('AUTH_REQUIRED', 'a runner credential is required (Authorization: Bearer)');
+        if (gateway.closing) throw new AppError('SERVICE_UNAVAILABLE', 'the server is shutting down; connect again shortly');
+        request.runner = await countingFailures(limits, request, () => authenticateRunner(ctx, match[1].trim()));
       },
-      (socket, request) => {
+      wsHandler: (socket, request) => {
         gateway.attach(socket, request.runner!);
       },
-    );
+      // A plain GET (no upgrade) gets the error body, not the plugin's empty 404.
+      handler: async () => {
+        throw new AppError('NOT_FOUND', 'this path takes WebSocket connections only (Upgrade: websocket)');
+      },
+    });
   };

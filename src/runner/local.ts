@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { DomainContext } from '../domain/context.ts';
-import { issueRegistrationToken } from '../domain/runners/service.ts';
+import { issueRegistrationToken } from '../domain/runners/registration-tokens.ts';
 import { findOrgBySlug } from '../store/orgs.ts';
 import { packageFile } from '../paths.ts';
 
@@ -66,7 +66,8 @@ export class LocalRunner {
         options.log('no organization "default": the local runner is not started');
         return null;
       }
-      token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1 })).token;
+      // A few uses: a runner that dies between registering and writing its credential can try again.
+      token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1, uses: 5 })).token;
     }
     const runner = new LocalRunner(options, workDir, token);
     await runner.spawn().catch((error: Error) => options.log(`local runner: ${error.message}`, 'warn'));

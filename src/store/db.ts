@@ -45,7 +45,11 @@ export function openStore(options: OpenStoreOptions): Store {
 }
 
 function openSqlite(file: string): Store {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Created owner-only before SQLite opens it: its WAL and shared-memory files take this mode.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+  }
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');

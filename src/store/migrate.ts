@@ -8,6 +8,7 @@ import { loops } from './migrations/0005_loops.ts';
 import { webhooks } from './migrations/0006_webhooks.ts';
 import { ticketVersions } from './migrations/0007_ticket_versions.ts';
 import { runnerSandbox } from './migrations/0008_runner_sandbox.ts';
+import { adminLifecycle } from './migrations/0010_admin_lifecycle.ts';
 import { podResults } from './migrations/0012_pod_results.ts';
 
 /** Migrations in order; names are fixed once released. */
@@ -21,6 +22,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0006_webhooks': webhooks(store.kind),
     '0007_ticket_versions': ticketVersions(),
     '0008_runner_sandbox': runnerSandbox(),
+    '0010_admin_lifecycle': adminLifecycle(),
     '0012_pod_results': podResults(),
   };
 }

@@ -24,3 +24,7 @@ export async function countOrgs(db: Executor): Promise<number> {
   const row = await db.selectFrom('orgs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+export async function updateOrg(db: Executor, id: number, set: { name?: string; ticket_prefix?: string }): Promise<OrgRow> {
+  return db.updateTable('orgs').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}

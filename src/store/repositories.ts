@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Executor } from './db.ts';
 import type { RepositoriesTable, RepositoryRow } from './schema.ts';
 
@@ -23,4 +23,12 @@ export async function listRepositories(db: Executor, orgId: number): Promise<Rep
 
 export async function findRepositoryByName(db: Executor, orgId: number, name: string): Promise<RepositoryRow | undefined> {
   return db.selectFrom('repositories').selectAll().where('org_id', '=', orgId).where('name', '=', name).executeTakeFirst();
+}
+
+export async function updateRepository(db: Executor, orgId: number, id: number, set: Updateable<RepositoriesTable>): Promise<RepositoryRow | undefined> {
+  return db.updateTable('repositories').set(set).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function deleteRepository(db: Executor, orgId: number, id: number): Promise<void> {
+  await db.deleteFrom('repositories').where('org_id', '=', orgId).where('id', '=', id).execute();
 }

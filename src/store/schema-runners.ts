@@ -5,8 +5,14 @@ export interface RunnerTokensTable {
   id: Generated<number>;
   org_id: number;
   token_hash: string;
+  /** The first 12 characters of the token, to recognise it; null for tokens issued before 0010. */
+  prefix: string | null;
   labels: string;
+  /** Registrations the token allows in all, and how many are left. */
+  uses: number;
+  uses_left: number;
   expires_at: number;
+  revoked_at: number | null;
   created_at: number;
 }
 
@@ -89,6 +95,7 @@ export interface PodOutputTable {
   total_bytes: number;
 }
 
+export type RunnerTokenRow = Selectable<RunnerTokensTable>;
 export type RunnerRow = Selectable<RunnersTable>;
 export type PodRow = Selectable<PodsTable>;
 export type CustomAgentRow = Selectable<CustomAgentsTable>;

@@ -130,6 +130,14 @@ export interface ChannelMessagesTable {
   created_at: number;
 }
 
+/** Hits of one rate-limit bucket in one fixed window, summed over replicas (PostgreSQL only). */
+export interface RateLimitHitsTable {
+  bucket: string;
+  window_start: number;
+  expires_at: number;
+  hits: number;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_keys: ApiKeysTable;
@@ -151,6 +159,7 @@ export interface Database {
   loops: LoopsTable;
   loop_runs: LoopRunsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  rate_limit_hits: RateLimitHitsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

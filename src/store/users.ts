@@ -13,3 +13,15 @@ export async function userExists(db: Executor, orgId: number, id: number): Promi
   const row = await db.selectFrom('users').select('id').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
   return row !== undefined;
 }
+
+export async function findUser(db: Executor, orgId: number, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateUser(db: Executor, orgId: number, id: number, set: { name?: string; email?: string }): Promise<UserRow | undefined> {
+  return db.updateTable('users').set(set).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export async function deleteUser(db: Executor, orgId: number, id: number): Promise<void> {
+  await db.deleteFrom('users').where('org_id', '=', orgId).where('id', '=', id).execute();
+}

@@ -55,16 +55,17 @@ const SERVER_CHECKED: Record<string, string[]> = {
   createChannel: ['/repository_id', '/ticket_slug'],
   postChannelMessage: ['/pod_key'],
   createPod: ['/agent_slug', '/agentfile_layer', '/ticket_slug', '/runner_id'],
-  createLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone'],
-  updateLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone'],
+  createLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone', '/callback_url'],
+  updateLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone', '/callback_url'],
   triggerLoop: ['/variables'],
   listRepositoryBranches: ['access_token'],
   createApiKey: ['/expires_at'],
   adminCreateRepository: ['/full_name', '/url', '/api_base_url'],
+  adminUpdateRepository: ['/full_name', '/url', '/api_base_url'],
 };
 
 /** Operations that change what later cases address run last, in this order. */
-const LAST = ['disableLoop', 'cancelLoopRun', 'terminatePod', 'deleteTicket', 'deleteLoop', 'revokeApiKey'];
+const LAST = ['disableLoop', 'cancelLoopRun', 'terminatePod', 'deleteTicket', 'deleteLoop', 'revokeApiKey', 'deleteUser', 'deleteCustomAgent', 'adminUpdateRepository', 'adminDeleteRepository'];
 
 const baseId = (id: string) => id.replace(new RegExp(`${ORGS_PREFIX_OPERATION_SUFFIX}$`), '');
 
@@ -140,7 +141,8 @@ function pathHint(f: Fixtures, route: string, name: string): fc.Arbitrary<unknow
   if (name === 'run_id') return pick(f.runIds);
   if (name === 'key') return pick(f.podKeys);
   const owner = route.slice(0, route.indexOf(`{${name}}`));
-  if (name === 'slug') return owner.endsWith('/tickets/') ? pick(f.ticketSlugs) : pick(f.loopSlugs);
+  if (name === 'slug') return owner.endsWith('/tickets/') ? pick(f.ticketSlugs) : owner.endsWith('/agents/') ? pick(f.customAgents) : pick(f.loopSlugs);
+  if (owner.endsWith('/users/')) return pick(f.userIds);
   if (owner.endsWith('/channels/')) return pick(f.channelIds);
   if (owner.endsWith('/runners/')) return pick(f.runnerIds);
   if (owner.endsWith('/repositories/')) return pick(f.repositoryIds);
@@ -330,6 +332,11 @@ async function refreshTargets(t: TestApp, f: Fixtures, id: string): Promise<void
   if (id === 'postChannelMessage') f.channelIds = await make.channels(2); // earlier updates may have archived them
   if (id === 'terminatePod') f.podKeys = await make.pods(6);
   if (id === 'revokeApiKey') f.spareKeyIds = await make.keys(5);
+  // The fixture agent is in use by now (loops name it): deletes address agents nothing uses.
+  if (id === 'deleteCustomAgent') {
+    f.customAgents = [];
+    for (let i = 0; i < 5; i++) f.customAgents.push((await adminPost<{ agent: { slug: string } }>(t, '/orgs/acme/agents', { slug: `spare-${Date.now()}-${i}`, name: 'Spare', command: 'echo' })).agent.slug);
+  }
 }
 
 /** Every string schema a request can carry (parameters and bodies, nested), with where it stands. */
@@ -367,7 +374,8 @@ describe('the OpenAPI document states what clients need', () => {
 
   it('names the scope of every operation an API key calls, the admin token where that is needed, and no credential for health and registration', () => {
     for (const { path: route, operation } of operations) {
-      if (route.startsWith('/api/v1/admin/')) expect(operation.security, route).toEqual([{ adminToken: [] }]);
+      // /metrics is for operators: the admin token too (contract §15).
+      if (route.startsWith('/api/v1/admin/') || route === '/metrics') expect(operation.security, route).toEqual([{ adminToken: [] }]);
       else if (route.startsWith('/api/v1/ext/orgs/') || route.startsWith('/api/v1/orgs/')) {
         expect(operation.security, route).toBeUndefined(); // the document's: X-API-Key or Bearer
         expect(operation['x-required-scopes']?.length, route).toBe(1);

@@ -377,12 +377,13 @@ describe.each(DATABASES)('runner and agent administration on %s', (kind) => {
   });
 
   describe('POST /api/v1/admin/orgs/{org}/runner-tokens', () => {
-    it('→ 201 {token, expires_at}: 24 hours by default; only a hash is stored', async () => {
+    it('→ 201 {token, expires_at, runner_token}: 24 hours by default; only a hash is stored', async () => {
       const before = Date.now();
       const res = await admin('POST', '/orgs/acme/runner-tokens', {});
       expect(res.statusCode, res.body).toBe(201);
-      const body = res.json() as { token: string; expires_at: string };
-      expect(Object.keys(body).sort()).toEqual(['expires_at', 'token']);
+      const body = res.json() as { token: string; expires_at: string; runner_token: { prefix: string; uses: number; uses_left: number } };
+      expect(Object.keys(body).sort()).toEqual(['expires_at', 'runner_token', 'token']);
+      expect(body.runner_token).toMatchObject({ prefix: body.token.slice(0, 12), uses: 1, uses_left: 1 });
       expect(body.token).toMatch(/^drvreg_[A-Za-z0-9]{40}$/);
       expect(body.expires_at).toMatch(ISO_MS);
       const expires = Date.parse(body.expires_at);
@@ -491,12 +492,13 @@ describe.each(DATABASES)('runner and agent administration on %s', (kind) => {
       expect(row.credential_hash).toBe(hashSecret(body.credential));
     });
 
-    it('a token is reusable until it expires; each registration is its own runner with its own credential', async () => {
-      const { token } = await issueToken();
+    it('a token registers `uses` runners (default one), each its own runner with its own credential', async () => {
+      const { token } = await issueToken({ uses: 2 });
       const a = (await register(registration(token, { name: 'a' }))).json() as { runner_id: number; credential: string };
       const b = (await register(registration(token, { name: 'b' }))).json() as { runner_id: number; credential: string };
       expect(a.runner_id).not.toBe(b.runner_id);
       expect(a.credential).not.toBe(b.credential);
+      expectError(await register(registration(token, { name: 'c' })), 401, 'INVALID_API_KEY');
     });
 
     it("registers into the token's organization", async () => {

@@ -293,3 +293,95 @@ describe('drover admin: where the admin token comes from, and errors', () => {
     }
   });
 });
+
+describe.each(DATABASES)('drover admin updates and deletes (%s)', (kind) => {
+  let fixture: Fixture;
+  beforeAll(async () => {
+    fixture = await setUp(kind);
+  });
+  afterAll(() => tearDown(fixture));
+
+  const run = (args: string[]) => admin(fixture, [...args, '--server', fixture.server.url, '--data-dir', fixture.database.dataDir]);
+
+  it('orgs update: the default organization starts with prefix DEF and takes a new one', async () => {
+    const before = json<{ orgs: Org[] }>(ok(await run(['orgs', 'list']))).orgs.find((o) => o.slug === 'default');
+    expect(before?.ticket_prefix).toBe('DEF');
+    const updated = json<{ org: Org }>(ok(await run(['orgs', 'update', '--org', 'default', '--ticket-prefix', 'MAIN', '--name', 'Main'])));
+    expect(updated.org).toMatchObject({ slug: 'default', name: 'Main', ticket_prefix: 'MAIN' });
+    const nothing = await run(['orgs', 'update', '--org', 'default']);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/^nothing to change: give at least one of --name, --ticket-prefix/);
+  });
+
+  it('users update and delete', async () => {
+    const { user } = json<{ user: { id: number } }>(ok(await run(['users', 'create', '--org', 'default', '--name', 'Bo', '--email', 'bo@example.com'])));
+    const updated = json<{ user: { email: string } }>(ok(await run(['users', 'update', '--org', 'default', '--id', String(user.id), '--email', 'Bo2@Example.com'])));
+    expect(updated.user.email).toBe('bo2@example.com');
+    expect(json<{ message: string }>(ok(await run(['users', 'delete', '--org', 'default', '--id', String(user.id)]))).message).toMatch(/deleted/);
+    const again = await run(['users', 'delete', '--org', 'default', '--id', String(user.id)]);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr)).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('repositories update (token from the environment, then cleared) and delete', async () => {
+    const created = json<{ repository: { id: number; has_token: boolean } }>(
+      ok(await run(['repositories', 'create', '--org', 'default', '--name', 'cli-repo', '--full-name', 'acme/cli', '--provider', 'github', '--url', 'https://github.com/acme/cli.git'])),
+    );
+    const id = String(created.repository.id);
+    const withToken = await admin(fixture, ['repositories', 'update', '--org', 'default', '--id', id, '--token-env', 'CLI_TOKEN', '--server', fixture.server.url, '--data-dir', fixture.database.dataDir], {
+      CLI_TOKEN: 'ghp_from_env',
+    });
+    expect(json<{ repository: { has_token: boolean } }>(ok(withToken)).repository.has_token).toBe(true);
+    expect(withToken.stdout).not.toContain('ghp_from_env');
+    const cleared = json<{ repository: { has_token: boolean; ticket_prefix: string | null } }>(
+      ok(await run(['repositories', 'update', '--org', 'default', '--id', id, '--clear-token', '--clear-ticket-prefix'])),
+    );
+    expect(cleared.repository).toMatchObject({ has_token: false, ticket_prefix: null });
+    const both = await run(['repositories', 'update', '--org', 'default', '--id', id, '--token', 'x', '--clear-token']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/--token or --clear-token, not both/);
+    expect(json<{ message: string }>(ok(await run(['repositories', 'delete', '--org', 'default', '--id', id]))).message).toMatch(/deleted/);
+  });
+
+  it('runner-tokens create --uses, list, revoke', async () => {
+    const created = json<{ token: string; runner_token: { id: number; uses: number } }>(ok(await run(['runner-tokens', 'create', '--org', 'default', '--uses', '3', '--labels', 'gpu'])));
+    expect(created.runner_token.uses).toBe(3);
+    const list = ok(await run(['runner-tokens', 'list', '--org', 'default']));
+    expect(list.stdout).not.toContain(created.token);
+    expect(json<{ runner_tokens: { id: number; uses_left: number; prefix: string }[] }>(list).runner_tokens[0]).toMatchObject({
+      id: created.runner_token.id,
+      uses_left: 3,
+      prefix: created.token.slice(0, 12),
+    });
+    ok(await run(['runner-tokens', 'revoke', '--org', 'default', '--id', String(created.runner_token.id)]));
+    const registered = await call(fixture.server.url, 'POST', '/api/v1/runner/register', {
+      body: { token: created.token, name: 'x', labels: [], max_pods: 1, version: '1', os: 'linux', arch: 'x64' },
+    });
+    expect(registered.status).toBe(401);
+  });
+
+  it('agents update and delete', async () => {
+    ok(await run(['agents', 'create', '--org', 'default', '--slug', 'cli-bot', '--name', 'Bot', '--command', '/bin/true']));
+    const updated = json<{ agent: { command: string; args: string[] } }>(ok(await run(['agents', 'update', '--org', 'default', '--slug', 'cli-bot', '--command', '/bin/echo', '--args', 'a,b'])));
+    expect(updated.agent).toMatchObject({ command: '/bin/echo', args: ['a', 'b'] });
+    ok(await run(['agents', 'delete', '--org', 'default', '--slug', 'cli-bot']));
+    expect(json<{ agents: unknown[] }>(ok(await run(['agents', 'list', '--org', 'default']))).agents).toEqual([]);
+  });
+
+  it('--help on every level: all commands, one resource, one command (exit 0, stdout)', async () => {
+    const [all, resource, command] = await Promise.all([admin(fixture, ['--help']), admin(fixture, ['repositories', '--help']), admin(fixture, ['runner-tokens', 'create', '--help'])]);
+    for (const result of [all, resource, command]) {
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^Usage:/);
+    }
+    for (const name of ['orgs update', 'users delete', 'repositories update', 'repositories delete', 'runner-tokens list', 'runner-tokens revoke', 'agents update', 'agents delete']) {
+      expect(all.stdout).toContain(`drover admin ${name}`);
+    }
+    expect(resource.stdout).toContain('drover admin repositories update');
+    expect(resource.stdout).toContain('[--clear-token]');
+    expect(resource.stdout).not.toContain('drover admin orgs');
+    expect(command.stdout).toContain('drover admin runner-tokens create --org <org> [--labels <labels>] [--expires-in-hours <expires-in-hours>] [--uses <uses>]');
+    expect(command.stdout).not.toContain('runner-tokens list');
+  });
+});

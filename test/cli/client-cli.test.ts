@@ -201,7 +201,7 @@ describe.each(DATABASES)('drover client commands against a real server (%s)', (k
   describe('tickets', () => {
     it('create, get, update, status, list, board, delete: readable by default, the API JSON with --json', async () => {
       const created = await cli(['tickets', 'create', '--type', 'bug', '--title', 'Login fails', '--priority', 'high', '--label', 'auth', '--label', 'web']);
-      expect(ok(created).stdout).toMatch(/^slug +DEFAUL-\d+$/m);
+      expect(ok(created).stdout).toMatch(/^slug +DEF-\d+$/m);
       expect(created.stdout).toMatch(/^labels +auth,web$/m);
       const slug = /^slug +(\S+)$/m.exec(created.stdout)![1];
       const other = json<{ ticket: { slug: string; type: string } }>(await cli(['tickets', 'create', '--type', 'feature', '--title', 'Dark mode', '--json']));

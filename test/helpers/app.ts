@@ -33,6 +33,15 @@ export interface TestApp {
 
 export interface TestAppOptions {
   rateLimitPerMinute?: number;
+  /** Failed authentications per address per minute (default 0: off). */
+  authFailuresPerMinute?: number;
+  /** Runner registrations per address per minute (default 0: off). */
+  registerPerMinute?: number;
+  /** PostgreSQL: how often rate-limit counts are shared. */
+  rateLimitFlushMs?: number;
+  /** Headers and body must arrive within this (default 30 s). */
+  requestTimeoutMs?: number;
+
   now?: () => number;
   /** Budget of Git provider calls (default: the app's default, 10 s). */
   providerTimeoutMs?: number;
@@ -48,6 +57,10 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     store,
     adminToken: ADMIN_TOKEN,
     rateLimitPerMinute: options.rateLimitPerMinute ?? 0,
+    authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
+    registerPerMinute: options.registerPerMinute ?? 0,
+    rateLimitFlushMs: options.rateLimitFlushMs,
+    requestTimeoutMs: options.requestTimeoutMs,
     now,
     secrets,
     providerTimeoutMs,

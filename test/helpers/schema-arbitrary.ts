@@ -32,6 +32,7 @@ export type Schema = Record<string, unknown> & {
   required?: string[];
   additionalProperties?: boolean | Schema;
   propertyNames?: Schema;
+  minProperties?: number;
 };
 
 export interface SchemaContext {
@@ -109,6 +110,8 @@ function objectArbitrary(schema: Schema, ctx: SchemaContext, depth: number): fc.
       forbidden.every((n) => n in value && (!typed?.[n] || typesOf(typed[n]).includes(typeof value[n] === 'number' ? 'number' : value[n] === null ? 'null' : typeof value[n])));
     arb = arb.filter((value) => !violates(value));
   }
+  const least = schema.minProperties;
+  if (least) arb = arb.filter((value) => Object.keys(value).length >= least);
   return arb;
 }
 

@@ -5,7 +5,7 @@
  *
  * `--no-local-runner` is added unless `localRunner: true` is asked for, so that a test sees only
  * its own requests. Children get a minimal environment (PATH, HOME, the test database's variables, and
- * DROVER_RATE_LIMIT_PER_MINUTE=0 unless given), never the test runner's own. No child outlives
+ * the three rate limits off unless given), never the test runner's own. No child outlives
  * its test: servers started inside a test are killed after that test, servers started in
  * beforeAll after the file, and any survivor when the worker exits.
  *
@@ -107,6 +107,8 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     DROVER_RATE_LIMIT_PER_MINUTE: '0',
+    DROVER_AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+    DROVER_REGISTER_LIMIT_PER_MINUTE: '0',
   };
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];

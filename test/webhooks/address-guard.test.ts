@@ -70,6 +70,12 @@ describe('resolveCallbackTarget', () => {
     ['http://[::1]:9000/', /::1 is not a public address \(loopback\)/],
     ['http://[::ffff:127.0.0.1]/', /is not a public address \(loopback\)/],
     ['http://[fd00:ec2::254]/', /is not a public address \(cloud metadata\)/],
+    // Addresses that reach IPv4 through a translator or a tunnel, private IPv4 inside or not.
+    ['http://[::ffff:0:127.0.0.1]/', /is not a public address \(IPv4-translated \(SIIT/],
+    ['http://[::ffff:0:8.8.8.8]/', /is not a public address \(IPv4-translated \(SIIT/],
+    ['http://[2002:7f00:1::1]/', /is not a public address \(6to4/],
+    ['http://[2002:a9fe:a9fe::]/', /is not a public address \(6to4/],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', /is not a public address \(Teredo/],
     ['https://100.100.100.200/', /is not a public address \(shared \(CGNAT\)\)/],
     ['http://localhost:3000/', /localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\)/],
   ])('refuses %s unless private targets are allowed', async (url, message) => {
@@ -126,6 +132,9 @@ describe('isPrivateAddress: every range, at its edges', () => {
     ['::/96 (IPv4-compatible)', '::2', '::ffff:ffff', 'reserved (IPv4-compatible)'],
     ['64:ff9b::/96 (NAT64)', '64:ff9b::', '64:ff9b::ffff:ffff', 'NAT64 (reaches IPv4 addresses)'],
     ['64:ff9b:1::/48 (local-use NAT64)', '64:ff9b:1::', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'NAT64 (reaches IPv4 addresses)'],
+    ['::ffff:0:0:0/96 (SIIT, IPv4-translated)', '::ffff:0:0:0', '::ffff:0:ffff:ffff', 'IPv4-translated (SIIT, reaches IPv4 addresses)'],
+    ['2002::/16 (6to4)', '2002::', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '6to4 (reaches IPv4 addresses)'],
+    ['2001::/32 (Teredo)', '2001::', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff', 'Teredo (reaches IPv4 addresses)'],
     ['fc00::/7', 'fc00::', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'private (unique local)'],
     ['fd00:ec2::254/128', 'fd00:ec2::254', 'fd00:0ec2:0000:0000:0000:0000:0000:0254', 'cloud metadata'],
     ['fe80::/10', 'fe80::', 'febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'link-local'],

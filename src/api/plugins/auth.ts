@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../../domain/auth/authenticate.ts';
 import { grants, type Scope } from '../../domain/auth/scopes.ts';
 import { AppError, notFound } from '../../errors.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import { countingFailures, type RateLimits } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,14 +30,17 @@ export function presentedKey(request: FastifyRequest): string | null {
 /**
  * The order of checks of contract §1, for every route under /orgs/{org}:
  * 401 (no, unknown, expired or revoked key) → 429 → 404 (unknown or foreign org) → 403 (scope).
+ * A client address over its limit of failed authentications is 429 before anything else.
  * It runs on onRequest, before the body is read, so 400s come after all of these.
  */
-export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Authenticator; rateLimiter: RateLimiter }): void {
+export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Authenticator; limits: RateLimits }): void {
   app.addHook('onRequest', async (request) => {
     const token = presentedKey(request);
     if (!token) throw new AppError('AUTH_REQUIRED', 'an API key is required (X-API-Key header or Authorization: Bearer)');
-    const principal = await deps.authenticator.authenticate(token);
-    deps.rateLimiter.take(principal.keyId);
+    const principal = await countingFailures(deps.limits, request, () => deps.authenticator.authenticate(token));
+    request.principal = principal;
+    const limited = deps.limits.perKey(request, principal.keyId);
+    if (limited) await limited;
     const { org } = request.params as { org?: string };
     if (principal.org.slug !== org) throw notFound('organization');
     const scope = request.routeOptions.config.scope;
@@ -45,6 +48,5 @@ export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Aut
     if (!grants(principal.scopes, scope)) {
       throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`, { required_scopes: [scope] });
     }
-    request.principal = principal;
   });
 }

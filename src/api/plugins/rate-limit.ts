@@ -1,29 +1,123 @@
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
+import type { Store } from '../../store/db.ts';
+import { SharedRateLimitStore } from './rate-limit-store.ts';
+
+const MINUTE_MS = 60_000;
+const AUTH_BUCKET = 'auth:';
+/** Addresses remembered as over their failure limit, at most (the oldest are forgotten first). */
+const MAX_BLOCKED = 100_000;
+
+export interface RateLimitSettings {
+  /** Requests per API key (or pod token) per minute; 0 turns the limit off. */
+  perKeyPerMinute: number;
+  /** Failed authentications per client address per minute before 429; 0 turns it off. */
+  authFailuresPerMinute: number;
+  /** `POST /api/v1/runner/register` per client address per minute; 0 turns it off. */
+  registerPerMinute: number;
+  /** PostgreSQL: how often this replica adds its counts to the shared ones (default 200 ms). */
+  flushIntervalMs?: number;
+}
+
+/** The three limits of contract §15, each one limit across replicas on PostgreSQL. */
+export interface RateLimits {
+  /** After authentication: 429 once the key has used its minute (nothing to wait for when the limit is off). */
+  perKey(request: FastifyRequest, keyId: number): Promise<void> | undefined;
+  /**
+   * Before authentication: 429 while the client address is over its failure limit, decided from
+   * memory (no lookup, no promise), so a flood of bad credentials costs the database nothing.
+   */
+  refuseIfBlocked(request: FastifyRequest): void;
+  /** An authentication failed: counted against the client address. */
+  authFailed(request: FastifyRequest): Promise<void>;
+  /** `POST /api/v1/runner/register`: counted against the client address, 429 beyond the limit. */
+  register(request: FastifyRequest): Promise<void>;
+}
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+const limited = (what: string, ttlMs: number) =>
+  new AppError('RATE_LIMITED', `rate limit exceeded: ${what}`, { retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) });
 
 /**
- * A token bucket per API key, per replica: `perMinute` requests a minute with bursts up to the
- * same number. 0 disables it.
+ * Registers `@fastify/rate-limit` with no route limits of its own (the limits run inside the auth
+ * hooks, where the key or the failure is known) and a store chosen by the database: shared
+ * through PostgreSQL, in memory (the plugin's own) on SQLite, where there is one replica.
  */
-export class RateLimiter {
-  private readonly buckets = new Map<number, { tokens: number; at: number }>();
+export async function registerRateLimits(app: FastifyInstance, store: Store, settings: RateLimitSettings): Promise<RateLimits> {
+  const shared = store.kind === 'postgres' ? new SharedRateLimitStore(store, settings.flushIntervalMs ?? 200, app.log) : null;
+  await app.register(rateLimit, { global: false, ...(shared ? { store: shared.asStoreClass() } : {}) });
+  if (shared) app.addHook('onClose', () => shared.close());
 
-  constructor(
-    private readonly perMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  // IPv6 clients are counted per /64 (one host usually holds a whole /64), IPv4-mapped as IPv4.
+  const address = (request: FastifyRequest) => normalizeIP(request.ip);
+  const limiter = (max: number, bucket: (request: FastifyRequest) => string): Limiter | null =>
+    max > 0 ? app.createRateLimit({ max, timeWindow: MINUTE_MS, keyGenerator: bucket }) : null;
 
-  take(keyId: number): void {
-    if (this.perMinute === 0) return;
-    const now = this.now();
-    const refillPerMs = this.perMinute / 60_000;
-    const bucket = this.buckets.get(keyId) ?? { tokens: this.perMinute, at: now };
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * refillPerMs);
-    bucket.at = now;
-    this.buckets.set(keyId, bucket);
-    if (bucket.tokens < 1) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / refillPerMs / 1000));
-      throw new AppError('RATE_LIMITED', `rate limit of ${this.perMinute} requests per minute exceeded`, { retryAfterSeconds });
-    }
-    bucket.tokens -= 1;
+  const perKey = limiter(settings.perKeyPerMinute, (request) => `key:${request.principal.keyId}`);
+  const authFailures = limiter(settings.authFailuresPerMinute, (request) => `${AUTH_BUCKET}${address(request)}`);
+  const registrations = limiter(settings.registerPerMinute, (request) => `register:${address(request)}`);
+  /** Address → until when it is refused, for addresses that used up their failures. */
+  const blocked = new Map<string, number>();
+  const block = (key: string, until: number) => {
+    blocked.delete(key);
+    if (blocked.size >= MAX_BLOCKED) blocked.delete(blocked.keys().next().value!);
+    blocked.set(key, until);
+  };
+  // Failures counted by other replicas block the address here as soon as a flush shows them.
+  if (shared) {
+    shared.onOverLimit = (bucket, until) => {
+      if (bucket.startsWith(AUTH_BUCKET)) block(bucket.slice(AUTH_BUCKET.length), until);
+    };
   }
+
+  return {
+    perKey(request, keyId) {
+      if (!perKey) return undefined;
+      return perKey(request).then((result) => {
+        if (!result.isAllowed && result.isExceeded) {
+          throw limited(`${settings.perKeyPerMinute} requests per minute for API key ${keyId}`, result.ttl);
+        }
+      });
+    },
+
+    refuseIfBlocked(request) {
+      if (blocked.size === 0) return;
+      const key = address(request);
+      const until = blocked.get(key);
+      if (until === undefined) return;
+      const left = until - Date.now();
+      if (left > 0) throw limited(`${settings.authFailuresPerMinute} failed authentications per minute from this address`, left);
+      blocked.delete(key);
+    },
+
+    async authFailed(request) {
+      if (!authFailures) return;
+      const result = await authFailures(request);
+      if (result.isAllowed || result.remaining > 0) return;
+      block(address(request), Date.now() + result.ttl);
+    },
+
+    async register(request) {
+      if (!registrations) return;
+      const result = await registrations(request);
+      if (!result.isAllowed && result.isExceeded) {
+        throw limited(`${settings.registerPerMinute} runner registrations per minute from this address`, result.ttl);
+      }
+    },
+  };
+}
+
+/**
+ * Runs `authenticate`; a credential it refuses (401 INVALID_API_KEY) counts as a failure of the
+ * client address. A missing credential costs no lookup and is not counted.
+ */
+export function countingFailures<T>(limits: RateLimits, request: FastifyRequest, authenticate: () => Promise<T>): Promise<T> {
+  limits.refuseIfBlocked(request);
+  // A rejection handler rather than an async wrapper: the request path gains no promise of its own.
+  return authenticate().catch(async (error: unknown) => {
+    if (error instanceof AppError && error.code === 'INVALID_API_KEY') await limits.authFailed(request);
+    throw error;
+  });
 }

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DomainContext } from '../../domain/context.ts';
 import * as admin from '../../domain/repositories/admin.ts';
 import type { RepositoryRow } from '../../store/schema.ts';
-import { AdminOrgParams } from '../schemas/admin.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { AdminIdParams, AdminOrgParams } from '../schemas/admin.ts';
+import { MessageBody, errorResponses } from '../schemas/common.ts';
 import * as s from '../schemas/repositories.ts';
 import { presentRepository } from './repositories.ts';
 
@@ -48,5 +48,41 @@ export const adminRepositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTyp
         },
       },
       async (request) => ({ repositories: (await admin.listOrgRepositories(ctx, request.params.org)).map(presentAdminRepository) }),
+    );
+
+    app.patch(
+      '/orgs/:org/repositories/:id',
+      {
+        schema: {
+          tags,
+          security,
+          operationId: 'adminUpdateRepository',
+          summary: 'Change a repository; `token` replaces the stored token, `token: null` clears it',
+          params: AdminIdParams,
+          body: s.UpdateRepositoryBody,
+          response: { 200: s.AdminRepositoryEnvelope, ...errorResponses(409) },
+        },
+      },
+      async (request) => ({
+        repository: presentAdminRepository(await admin.updateRepository(ctx, request.params.org, request.params.id, request.body)),
+      }),
+    );
+
+    app.delete(
+      '/orgs/:org/repositories/:id',
+      {
+        schema: {
+          tags,
+          security,
+          operationId: 'adminDeleteRepository',
+          summary: 'Delete a repository: 409 while loops or active pods use it; its tickets and channels are detached',
+          params: AdminIdParams,
+          response: { 200: MessageBody, ...errorResponses(409) },
+        },
+      },
+      async (request) => {
+        const { tickets, channels } = await admin.deleteRepository(ctx, request.params.org, request.params.id);
+        return { message: `Repository ${request.params.id} deleted; ${tickets} tickets and ${channels} channels detached from it.` };
+      },
     );
   };

@@ -1,39 +1,46 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { PROMPT_POSITIONS, createCustomAgent, listCustomAgents } from '../../domain/agents/service.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import { createRegistrationToken } from '../../domain/runners/service.ts';
-import type { CustomAgentRow } from '../../store/schema-runners.ts';
-import { Text, errorResponses, iso } from '../schemas/common.ts';
+import { MAX_TOKEN_USES, createRegistrationToken, listRegistrationTokens, revokeRegistrationToken } from '../../domain/runners/registration-tokens.ts';
+import type { RunnerTokenRow } from '../../store/schema-runners.ts';
+import { MessageBody, Nullable, Text, Timestamp, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
 import { optionalBody } from '../plugins/optional-body.ts';
-import { AdminOrgParams } from '../schemas/admin.ts';
+import { AdminKeyParams, AdminOrgParams } from '../schemas/admin.ts';
 
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 
-export const Agent = Type.Object(
+export const RunnerToken = Type.Object(
   {
     id: Type.Integer(),
-    slug: Type.String(),
-    name: Type.String(),
-    command: Type.String(),
-    args: Type.Array(Type.String()),
-    prompt_position: Type.Enum(PROMPT_POSITIONS),
-    created_at: Type.String({ format: 'date-time' }),
+    prefix: Nullable(Type.String({ description: 'the first 12 characters of the token, to recognise it (null for tokens issued before prefixes were kept)' })),
+    labels: Type.Array(Type.String()),
+    uses: Type.Integer({ description: 'registrations the token allows in all' }),
+    uses_left: Type.Integer(),
+    status: Type.Enum(['active', 'used', 'revoked', 'expired']),
+    expires_at: Timestamp,
+    revoked_at: Nullable(Timestamp),
+    created_at: Timestamp,
   },
-  { $id: 'CustomAgent' },
+  { $id: 'RunnerToken' },
 );
 
-const presentAgent = (agent: CustomAgentRow) => ({
-  id: agent.id,
-  slug: agent.slug,
-  name: agent.name,
-  command: agent.command,
-  args: JSON.parse(agent.args) as string[],
-  prompt_position: agent.prompt_position as (typeof PROMPT_POSITIONS)[number],
-  created_at: iso(agent.created_at),
+const statusOf = (row: RunnerTokenRow, now: number) =>
+  row.revoked_at !== null ? 'revoked' : row.uses_left <= 0 ? 'used' : row.expires_at <= now ? 'expired' : 'active';
+
+const presentToken = (row: RunnerTokenRow, now: number) => ({
+  id: row.id,
+  prefix: row.prefix,
+  labels: JSON.parse(row.labels) as string[],
+  uses: row.uses,
+  uses_left: row.uses_left,
+  status: statusOf(row, now) as 'active' | 'used' | 'revoked' | 'expired',
+  expires_at: iso(row.expires_at),
+  revoked_at: isoOrNull(row.revoked_at),
+  created_at: iso(row.created_at),
 });
 
+/** Registration tokens for `drover runner --token` (contract §2, §15). */
 export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function adminRunners(app) {
     app.post(
@@ -42,52 +49,63 @@ export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
         schema: {
           tags,
           security,
-          operationId: 'createRunnerToken', summary: 'Issue a runner registration token (for `drover runner --token`)',
+          operationId: 'createRunnerToken',
+          summary: 'Issue a runner registration token (single-use unless `uses` says more); the token is shown only here',
           params: AdminOrgParams,
           body: Type.Object(
             {
               labels: Type.Optional(Type.Array(Text({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
               expires_in_hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 365 })),
+              uses: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKEN_USES, description: 'runners that may register with it (default 1)' })),
             },
             { additionalProperties: false },
           ),
-          response: { 201: Type.Object({ token: Type.String(), expires_at: Type.String({ format: 'date-time' }) }), ...errorResponses() },
+          response: {
+            201: Type.Object({ token: Type.String(), expires_at: Timestamp, runner_token: Type.Ref('RunnerToken') }),
+            ...errorResponses(),
+          },
         },
         preValidation: optionalBody,
       },
       async (request, reply) => {
-        const { token, expiresAt } = await createRegistrationToken(ctx, request.params.org, request.body);
-        return reply.code(201).send({ token, expires_at: iso(expiresAt) });
+        const { token, record } = await createRegistrationToken(ctx, request.params.org, request.body);
+        return reply.code(201).send({ token, expires_at: iso(record.expires_at), runner_token: presentToken(record, ctx.now()) });
       },
     );
 
-    app.post(
-      '/orgs/:org/agents',
+    app.get(
+      '/orgs/:org/runner-tokens',
       {
         schema: {
           tags,
           security,
-          operationId: 'createCustomAgent', summary: 'Create a custom agent',
+          operationId: 'listRunnerTokens',
+          summary: 'List registration tokens (never the tokens themselves): prefix, labels, uses left, expiry',
           params: AdminOrgParams,
-          body: Type.Object(
-            {
-              slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
-              name: Text({ minLength: 1, maxLength: 255 }),
-              command: Text({ minLength: 1, maxLength: 1000 }),
-              args: Type.Optional(Type.Array(Text({ maxLength: 1000 }), { maxItems: 100 })),
-              prompt_position: Type.Optional(Type.Enum(PROMPT_POSITIONS)),
-            },
-            { additionalProperties: false },
-          ),
-          response: { 201: Type.Object({ agent: Type.Ref('CustomAgent') }), ...errorResponses(409) },
+          response: { 200: Type.Object({ runner_tokens: Type.Array(Type.Ref('RunnerToken')) }), ...errorResponses() },
         },
       },
-      async (request, reply) => reply.code(201).send({ agent: presentAgent(await createCustomAgent(ctx, request.params.org, request.body)) }),
+      async (request) => {
+        const now = ctx.now();
+        return { runner_tokens: (await listRegistrationTokens(ctx, request.params.org)).map((row) => presentToken(row, now)) };
+      },
     );
 
-    app.get(
-      '/orgs/:org/agents',
-      { schema: { tags, security, operationId: 'listCustomAgents', summary: 'List custom agents', params: AdminOrgParams, response: { 200: Type.Object({ agents: Type.Array(Type.Ref('CustomAgent')) }), ...errorResponses() } } },
-      async (request) => ({ agents: (await listCustomAgents(ctx, request.params.org)).map(presentAgent) }),
+    app.delete(
+      '/orgs/:org/runner-tokens/:id',
+      {
+        schema: {
+          tags,
+          security,
+          operationId: 'revokeRunnerToken',
+          summary: 'Revoke a registration token (runners it registered keep working)',
+          params: AdminKeyParams,
+          response: { 200: MessageBody, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        await revokeRegistrationToken(ctx, request.params.org, request.params.id);
+        return { message: `Registration token ${request.params.id} revoked.` };
+      },
     );
   };

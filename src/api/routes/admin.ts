@@ -38,6 +38,22 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       async () => ({ orgs: (await admin.listOrgs(ctx)).map(presentOrg) }),
     );
 
+    app.patch(
+      '/orgs/:org',
+      {
+        schema: {
+          tags,
+          security,
+          operationId: 'updateOrg',
+          summary: 'Rename an organization or change its ticket prefix (new tickets only; existing slugs stay)',
+          params: s.AdminOrgParams,
+          body: s.UpdateOrgBody,
+          response: { 200: Type.Object({ org: Type.Ref('Org') }), ...errorResponses() },
+        },
+      },
+      async (request) => ({ org: presentOrg(await admin.updateOrg(ctx, request.params.org, request.body)) }),
+    );
+
     app.post(
       '/orgs/:org/api-keys',
       {
@@ -81,6 +97,40 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         schema: { tags, security, operationId: 'createUser', summary: 'Create a user (ticket assignees are users)', params: s.AdminOrgParams, body: s.CreateUserBody, response: { 201: Type.Object({ user: Type.Ref('User') }), ...errorResponses(409) } },
       },
       async (request, reply) => reply.code(201).send({ user: presentUser(await admin.createUser(ctx, request.params.org, request.body)) }),
+    );
+
+    app.patch(
+      '/orgs/:org/users/:id',
+      {
+        schema: {
+          tags,
+          security,
+          operationId: 'updateUser',
+          summary: 'Change a user\'s name or email',
+          params: s.AdminIdParams,
+          body: s.UpdateUserBody,
+          response: { 200: Type.Object({ user: Type.Ref('User') }), ...errorResponses(409) },
+        },
+      },
+      async (request) => ({ user: presentUser(await admin.updateUser(ctx, request.params.org, request.params.id, request.body)) }),
+    );
+
+    app.delete(
+      '/orgs/:org/users/:id',
+      {
+        schema: {
+          tags,
+          security,
+          operationId: 'deleteUser',
+          summary: 'Delete a user; the tickets assigned to them become unassigned',
+          params: s.AdminIdParams,
+          response: { 200: MessageBody, ...errorResponses() },
+        },
+      },
+      async (request) => {
+        const { unassigned } = await admin.deleteUser(ctx, request.params.org, request.params.id);
+        return { message: `User ${request.params.id} deleted; ${unassigned} ticket${unassigned === 1 ? '' : 's'} unassigned.` };
+      },
     );
 
     app.get(

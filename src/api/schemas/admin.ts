@@ -15,6 +15,11 @@ export const CreateOrgBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const UpdateOrgBody = Type.Object(
+  { name: Type.Optional(CreateOrgBody.properties.name), ticket_prefix: Type.Optional(TicketPrefix) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const ScopeName = Type.Enum(SCOPES);
 export const ApiKey = Type.Object(
   {
@@ -47,5 +52,12 @@ export const CreateUserBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const UpdateUserBody = Type.Object(
+  { name: Type.Optional(CreateUserBody.properties.name), email: Type.Optional(CreateUserBody.properties.email) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const AdminOrgParams = Type.Object({ org: OrgSlugParam });
 export const AdminKeyParams = Type.Object({ org: OrgSlugParam, id: Id });
+/** `/orgs/{org}/<resource>/{id}` */
+export const AdminIdParams = AdminKeyParams;

@@ -15,7 +15,7 @@ const CallbackUrl = Type.String({
   maxLength: 2048,
   pattern: explainedPattern('^https?://[^\\s\\u0000]+$', 'must be an http(s) URL without whitespace'),
   description:
-    'http(s) URL. Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them.',
+    'http(s) URL with a host, as a URL parser reads it (`http://[`, `http://%zz` or `http://a:b:c` are 400). Addresses that resolve to loopback, private, link-local or metadata ranges are refused (400) unless the server allows them.',
 });
 const AgentSlug = Text({ minLength: 1, maxLength: 100 });
 /**

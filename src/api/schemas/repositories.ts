@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_TOKEN_LENGTH, MERGE_REQUEST_STATES, PROVIDERS } from '../../domain/repositories/model.ts';
 import { TicketPrefix } from './admin.ts';
 import { NonBlank, Nullable, OrgParams, Text, Timestamp, VISIBLE_ASCII, explainedPattern } from './common.ts';
@@ -116,3 +116,24 @@ export const CreateRepositoryBody = Type.Object(
 );
 
 export type CreateRepositoryBody = Static<typeof CreateRepositoryBody>;
+
+const createFields = CreateRepositoryBody.properties;
+/** A field of the create body as a PATCH field: optional, and without the create default. */
+const patchField = <T extends TSchema>(field: T): T => {
+  const { default: _default, ...rest } = field as T & { default?: unknown };
+  return rest as unknown as T;
+};
+
+/** PATCH: any of the fields (not `provider`); `null` clears `ticket_prefix`, `api_base_url` and `token`. */
+export const UpdateRepositoryBody = Type.Object(
+  {
+    name: Type.Optional(createFields.name),
+    full_name: Type.Optional(createFields.full_name),
+    url: Type.Optional(createFields.url),
+    default_branch: Type.Optional(patchField(createFields.default_branch)),
+    ticket_prefix: Type.Optional(Nullable(TicketPrefix)),
+    api_base_url: Type.Optional(Nullable(createFields.api_base_url)),
+    token: Type.Optional(Nullable(createFields.token)),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);

@@ -1,9 +1,10 @@
 import { SCOPES } from '../auth/scopes.ts';
 import type { DomainContext } from '../context.ts';
-import { defaultTicketPrefix } from '../tickets/model.ts';
 import { countOrgs, insertOrg } from '../../store/orgs.ts';
 import { isUniqueViolation } from '../../store/db.ts';
 import { issueApiKey } from './service.ts';
+
+export const DEFAULT_ORG_PREFIX = 'DEF';
 
 /**
  * On the very first start (no organizations at all) creates org `default` with one all-scopes key,
@@ -14,7 +15,8 @@ export async function bootstrapIfEmpty(ctx: DomainContext): Promise<{ org: strin
   if ((await countOrgs(ctx.store.db)) > 0) return null;
   try {
     return await ctx.store.transaction(async (trx) => {
-      const org = await insertOrg(trx, { slug: 'default', name: 'Default', ticket_prefix: defaultTicketPrefix('default'), created_at: ctx.now() });
+      // `DEF`, not the `DEFAUL` the slug rule would give; PATCH /admin/orgs/default changes it.
+      const org = await insertOrg(trx, { slug: 'default', name: 'Default', ticket_prefix: DEFAULT_ORG_PREFIX, created_at: ctx.now() });
       const { key } = await issueApiKey(ctx, trx, org.id, { name: 'bootstrap', scopes: SCOPES });
       return { org: org.slug, key };
     });

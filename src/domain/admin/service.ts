@@ -2,6 +2,7 @@ import { AppError, invalid, notFound } from '../../errors.ts';
 import { isUniqueViolation, type Executor } from '../../store/db.ts';
 import * as apiKeys from '../../store/api-keys.ts';
 import * as orgs from '../../store/orgs.ts';
+import { unassignUser } from '../../store/references.ts';
 import * as users from '../../store/users.ts';
 import type { ApiKeyRow, OrgRow, UserRow } from '../../store/schema.ts';
 import { generateApiKey, hashSecret, keyPrefix } from '../auth/keys.ts';
@@ -27,6 +28,15 @@ export async function createOrg(
 }
 
 export const listOrgs = (ctx: DomainContext) => orgs.listOrgs(ctx.store.db);
+
+/** PATCH /admin/orgs/{org}: a new ticket prefix applies to tickets created from now on. */
+export async function updateOrg(ctx: DomainContext, slug: string, input: { name?: string; ticket_prefix?: string }): Promise<OrgRow> {
+  const org = await requireOrg(ctx.store.db, slug);
+  const updated = await orgs.updateOrg(ctx.store.db, org.id, input);
+  // Other replicas keep a verified key's organization for up to KEY_CACHE_MS (1 s).
+  ctx.orgChanged?.(org.id);
+  return updated;
+}
 
 export async function requireOrg(db: Executor, slug: string): Promise<OrgRow> {
   const org = await orgs.findOrgBySlug(db, slug);
@@ -95,6 +105,29 @@ export async function createUser(ctx: DomainContext, orgSlug: string, input: { n
     if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', `a user with email ${input.email} already exists`);
     throw error;
   }
+}
+
+export async function updateUser(ctx: DomainContext, orgSlug: string, id: number, input: { name?: string; email?: string }): Promise<UserRow> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  try {
+    const user = await users.updateUser(ctx.store.db, org.id, id, { ...input, ...(input.email !== undefined ? { email: input.email.toLowerCase() } : {}) });
+    if (!user) throw notFound('user');
+    return user;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', `a user with email ${input.email} already exists`);
+    throw error;
+  }
+}
+
+/** DELETE /admin/orgs/{org}/users/{id}: the user's tickets become unassigned; returns how many. */
+export async function deleteUser(ctx: DomainContext, orgSlug: string, id: number): Promise<{ unassigned: number }> {
+  const org = await requireOrg(ctx.store.db, orgSlug);
+  return ctx.store.transaction(async (trx) => {
+    if (!(await users.findUser(trx, org.id, id))) throw notFound('user');
+    const unassigned = await unassignUser(trx, org.id, id, ctx.now());
+    await users.deleteUser(trx, org.id, id);
+    return { unassigned };
+  });
 }
 
 export async function listUsers(ctx: DomainContext, orgSlug: string): Promise<UserRow[]> {

@@ -78,8 +78,17 @@ export class Authenticator {
 
   /** A key was revoked: this replica stops trusting it now (and lookups in flight are not kept). */
   forget(keyId: number): void {
+    this.forgetWhere((principal) => principal.keyId === keyId);
+  }
+
+  /** An organization changed (name, ticket prefix): keys of it are read again with the new values. */
+  forgetOrg(orgId: number): void {
+    this.forgetWhere((principal) => principal.org.id === orgId);
+  }
+
+  private forgetWhere(matches: (principal: Principal) => boolean): void {
     this.generation++;
-    for (const [hash, entry] of this.verified) if (entry.principal.keyId === keyId) this.verified.delete(hash);
+    for (const [hash, entry] of this.verified) if (matches(entry.principal)) this.verified.delete(hash);
   }
 
   private remember(hash: string, entry: CachedKey): void {

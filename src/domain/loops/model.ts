@@ -38,6 +38,23 @@ export function checkVariablesDepth(field: '/prompt_variables' | '/variables', v
   }
 }
 
+/**
+ * Why a callback URL cannot be delivered to (null when it can): it must parse as a URL, exactly as
+ * the sender will parse it, with http(s) and a host. `http://[`, `http://%zz` or `http://a:b:c`
+ * would otherwise be accepted and retried forever.
+ */
+export function callbackUrlProblem(raw: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be a valid http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
+  if (url.hostname === '') return 'must name a host';
+  return null;
+}
+
 /** A slug from a name: lower-case, other characters become `-`, trimmed, at most 63, `loop` if empty. */
 export function slugFromName(name: string): string {
   const slug = name

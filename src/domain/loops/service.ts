@@ -9,7 +9,7 @@ import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
-import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
+import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
 
@@ -62,6 +62,10 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
   }
   if (fields.runner_id !== null && !(await runners.findRunner(db, orgId, fields.runner_id))) {
     throw invalid('/runner_id', 'must be the id of a runner of this organization');
+  }
+  if (fields.callback_url !== null) {
+    const problem = callbackUrlProblem(fields.callback_url);
+    if (problem) throw invalid('/callback_url', problem);
   }
   checkVariablesDepth('/prompt_variables', fields.prompt_variables);
   if (fields.cron_expression !== null) validateCron(fields.cron_expression, fields.cron_timezone);

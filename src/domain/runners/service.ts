@@ -1,42 +1,12 @@
 import { AppError, notFound } from '../../errors.ts';
 import * as pods from '../../store/pods.ts';
+import { findOrgById } from '../../store/orgs.ts';
 import * as runnerTokens from '../../store/runner-tokens.ts';
 import * as runners from '../../store/runners.ts';
 import type { RunnerRow } from '../../store/schema-runners.ts';
 import { hashSecret, randomBase62 } from '../auth/keys.ts';
 import type { DomainContext } from '../context.ts';
-import { requireOrg } from '../admin/service.ts';
 import { capacityProblem } from './selection.ts';
-
-export const DEFAULT_REGISTRATION_HOURS = 24;
-
-/** POST /admin/orgs/{org}/runner-tokens: a registration token for `drover runner --token`. */
-export async function createRegistrationToken(
-  ctx: DomainContext,
-  orgSlug: string,
-  input: { labels?: string[]; expires_in_hours?: number },
-): Promise<{ token: string; expiresAt: number }> {
-  const org = await requireOrg(ctx.store.db, orgSlug);
-  return issueRegistrationToken(ctx, org.id, input);
-}
-
-export async function issueRegistrationToken(
-  ctx: DomainContext,
-  orgId: number,
-  input: { labels?: string[]; expires_in_hours?: number },
-): Promise<{ token: string; expiresAt: number }> {
-  const token = 'drvreg_' + randomBase62(40);
-  const now = ctx.now();
-  const expiresAt = now + (input.expires_in_hours ?? DEFAULT_REGISTRATION_HOURS) * 3_600_000;
-  await runnerTokens.insertRunnerToken(ctx.store.db, {
-    org_id: orgId,
-    token_hash: hashSecret(token),
-    labels: JSON.stringify(input.labels ?? []),
-    expires_at: expiresAt,
-    created_at: now,
-  });
-  return { token, expiresAt };
-}
 
 export interface RegisterRunnerInput {
   token: string;
@@ -49,36 +19,39 @@ export interface RegisterRunnerInput {
 }
 
 /**
- * Exchanges a registration token (reusable until it expires) for a runner and its own credential,
- * which the runner keeps in its work dir. Labels are the token's plus the runner's own.
+ * Exchanges one use of a registration token (single-use unless issued with `uses`) for a runner
+ * and its own credential, which the runner keeps in its work dir. Labels are the token's plus the
+ * runner's own. The use is taken and the runner recorded in one transaction.
  */
 export async function registerRunner(ctx: DomainContext, input: RegisterRunnerInput): Promise<{ runner: RunnerRow; credential: string; org: string }> {
-  const registration = await runnerTokens.findRunnerToken(ctx.store.db, hashSecret(input.token));
   const now = ctx.now();
-  if (!registration || registration.expires_at <= now) {
-    throw new AppError('INVALID_API_KEY', 'the registration token is not valid or has expired');
-  }
   const credential = 'drvrun_' + randomBase62(40);
-  const labels = [...new Set([...(JSON.parse(registration.labels) as string[]), ...input.labels])];
-  const runner = await runners.insertRunner(ctx.store.db, {
-    org_id: registration.org_id,
-    name: input.name,
-    credential_hash: hashSecret(credential),
-    status: 'offline',
-    version: input.version,
-    os: input.os,
-    arch: input.arch,
-    labels: JSON.stringify(labels),
-    agents: '[]',
-    sandbox: null,
-    max_pods: input.max_pods,
-    connection_id: null,
-    last_heartbeat_at: null,
-    created_at: now,
-    updated_at: now,
+  return ctx.store.transaction(async (trx) => {
+    const registration = await runnerTokens.takeRunnerTokenUse(trx, hashSecret(input.token), now);
+    if (!registration) {
+      throw new AppError('INVALID_API_KEY', 'the registration token is not valid: unknown, used up, revoked or expired');
+    }
+    const labels = [...new Set([...(JSON.parse(registration.labels) as string[]), ...input.labels])];
+    const runner = await runners.insertRunner(trx, {
+      org_id: registration.org_id,
+      name: input.name,
+      credential_hash: hashSecret(credential),
+      status: 'offline',
+      version: input.version,
+      os: input.os,
+      arch: input.arch,
+      labels: JSON.stringify(labels),
+      agents: '[]',
+      sandbox: null,
+      max_pods: input.max_pods,
+      connection_id: null,
+      last_heartbeat_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    const org = await findOrgById(trx, registration.org_id);
+    return { runner, credential, org: org!.slug };
   });
-  const org = await ctx.store.db.selectFrom('orgs').select('slug').where('id', '=', registration.org_id).executeTakeFirstOrThrow();
-  return { runner, credential, org: org.slug };
 }
 
 export async function authenticateRunner(ctx: DomainContext, credential: string): Promise<RunnerRow> {

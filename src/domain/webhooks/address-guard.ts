@@ -24,9 +24,15 @@ const RANGES: ReadonlyArray<readonly [network: string, prefix: number, family: '
   ['::1', 128, 'ipv6', 'loopback'],
   // IPv4-compatible (deprecated) addresses, ::a.b.c.d; the two above are inside but matched first.
   ['::', 96, 'ipv6', 'reserved (IPv4-compatible)'],
+  // IPv4-translated addresses (SIIT, ::ffff:0:a.b.c.d): a translator turns them into the IPv4
+  // address they carry, private ones included. (IPv4-mapped ::ffff:a.b.c.d are judged as that IPv4.)
+  ['::ffff:0:0:0', 96, 'ipv6', 'IPv4-translated (SIIT, reaches IPv4 addresses)'],
   ['64:ff9b::', 96, 'ipv6', 'NAT64 (reaches IPv4 addresses)'],
   // The local-use NAT64 prefix (RFC 8215) reaches IPv4 addresses, private ones included, just the same.
   ['64:ff9b:1::', 48, 'ipv6', 'NAT64 (reaches IPv4 addresses)'],
+  // Tunnels into IPv4: 6to4 (2002:a.b.c.d::/48 reaches a.b.c.d) and Teredo (2001:0::/32).
+  ['2002::', 16, 'ipv6', '6to4 (reaches IPv4 addresses)'],
+  ['2001::', 32, 'ipv6', 'Teredo (reaches IPv4 addresses)'],
   ['fc00::', 7, 'ipv6', 'private (unique local)'],
   ['fe80::', 10, 'ipv6', 'link-local'],
   ['fec0::', 10, 'ipv6', 'site-local (deprecated private)'],

@@ -1,0 +1,21 @@
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/**
+ * The server's logger: one JSON object per line (for collectors) unless stdout is a terminal,
+ * where lines are formatted for people (`DROVER_LOG_FORMAT` overrides the choice). Both show the
+ * same records, so what is kept out of one (keys, tokens) is kept out of the other.
+ */
+export function createLogger(options: { level: string; format: LogFormat; stdout?: NodeJS.WriteStream }): Logger {
+  const stdout = options.stdout ?? process.stdout;
+  const human = options.format === 'pretty' || (options.format === 'auto' && stdout.isTTY === true);
+  // pino's own writer on fd 1 is faster than going through process.stdout.
+  if (!human) return options.stdout ? pino({ level: options.level }, options.stdout) : pino({ level: options.level });
+  return pino(
+    { level: options.level },
+    pretty({ destination: stdout, colorize: stdout.isTTY === true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }),
+  );
+}
