@@ -16,6 +16,7 @@ import { podRoutes } from './api/routes/pods.ts';
 import { loopRoutes } from './api/routes/loops.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
 import { followPod } from './domain/loops/runs.ts';
+import { QueuePromoter } from './domain/pods/queue.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { RunnerGateway } from './gateway/links.ts';
@@ -85,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     providerTimeoutMs: options.providerTimeoutMs,
     wakeRunner: (runnerId, pod) => gateway.wake(runnerId, pod),
     podChanged: (pod) => followPod(ctx, pod),
+    slotFreed: (orgId) => podQueue.wake(orgId),
     apiKeyRevoked: (keyId) => authenticator.forget(keyId),
     defaultAgent: options.defaultAgent,
   };
@@ -106,10 +108,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const podQueue = new QueuePromoter(() => ctx, app.log);
   const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? app.listeningOrigin, app.log);
   app.decorate('drover', { ctx, gateway });
   app.addHook('onClose', async () => {
     await gateway.close();
+    await podQueue.idle();
     await notifier.close();
   });
 

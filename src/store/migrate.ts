@@ -9,6 +9,7 @@ import { webhooks } from './migrations/0006_webhooks.ts';
 import { ticketVersions } from './migrations/0007_ticket_versions.ts';
 import { runnerSandbox } from './migrations/0008_runner_sandbox.ts';
 import { podResults } from './migrations/0012_pod_results.ts';
+import { podQueue } from './migrations/0013_pod_queue.ts';
 
 /** Migrations in order; names are fixed once released. */
 function migrationsFor(store: Store): Record<string, Migration> {
@@ -22,6 +23,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0007_ticket_versions': ticketVersions(),
     '0008_runner_sandbox': runnerSandbox(),
     '0012_pod_results': podResults(),
+    '0013_pod_queue': podQueue(store.kind),
   };
 }
 

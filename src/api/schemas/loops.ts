@@ -36,6 +36,11 @@ const fields = {
   timeout_minutes: Type.Integer({ minimum: 1, maximum: 10_080 }),
   callback_url: CallbackUrl,
   autopilot_config: AutopilotConfig,
+  agentfile_layer: Type.String({
+    maxLength: 64 * 1024,
+    description:
+      "The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them.",
+  }),
 };
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
 const Template = Type.String({ minLength: 1, maxLength: 100_000 });
@@ -62,6 +67,7 @@ export const CreateLoopBody = Type.Object(
     timeout_minutes: Type.Optional(fields.timeout_minutes),
     callback_url: Type.Optional(fields.callback_url),
     autopilot_config: Type.Optional(fields.autopilot_config),
+    agentfile_layer: Type.Optional(fields.agentfile_layer),
   },
   { additionalProperties: false },
 );
@@ -88,6 +94,7 @@ export const UpdateLoopBody = Type.Object(
     timeout_minutes: Type.Optional(fields.timeout_minutes),
     callback_url: Type.Optional(Nullable(CallbackUrl)),
     autopilot_config: Type.Optional(AutopilotConfig),
+    agentfile_layer: Type.Optional(Nullable(fields.agentfile_layer)),
   },
   { additionalProperties: false },
 );
@@ -121,6 +128,7 @@ export const Loop = Type.Object(
     callback_url: Nullable(Type.String()),
     callback_secret: Type.Optional(Type.String({ description: 'only for keys holding loops:write' })),
     autopilot_config: Type.Object({ max_iterations: Type.Integer(), iteration_timeout_sec: Type.Integer() }),
+    agentfile_layer: Nullable(Type.String({ description: "the agentfile every run's pod gets; null when none" })),
     status: Type.Enum(['enabled', 'disabled']),
     next_run_at: Nullable(Timestamp),
     last_run_at: Nullable(Timestamp),
