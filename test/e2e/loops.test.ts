@@ -770,7 +770,16 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
       const done = await waitRun(loop.slug, run.id, ['completed', 'failed'], 20_000);
       expect(done).toMatchObject({ status: 'completed', error_message: null });
       expect(await getPod(done.pod_key!)).toMatchObject({ status: 'completed', error_message: null });
-      expect(records(loop.id).map((r) => r.env.DROVER_ITERATION)).toEqual(['1', '2']);
+      const [one, two] = records(loop.id);
+      expect([one.env.DROVER_ITERATION, two.env.DROVER_ITERATION]).toEqual(['1', '2']);
+      // Iteration 1: the task, then how to report; iteration 2 continues the agent's own session
+      // (the id iteration 1 printed) with a short continuation prompt instead of the task again.
+      expect(one.argv).not.toContain('--resume');
+      expect(one.argv.at(-1)).toMatch(/^iterate until done STAND_IN_DONE_AT=2\n\n---\nDrover runs this task unattended, in autopilot: this is iteration 1 of at most 5/);
+      expect(one.argv.at(-1)).toContain('DROVER_STATUS_FILE');
+      expect(two.argv[two.argv.indexOf('--resume') + 1]).toBe(one.sessionId);
+      expect(two.argv.at(-1)).toMatch(/^Continue the task \(Drover autopilot, iteration 2 of at most 5\)\. Your last report was "continue"/);
+      expect(two.argv.at(-1)).not.toContain('iterate until done');
     });
   });
 
