@@ -245,10 +245,23 @@ export async function startServe(options: {
   }
 }
 
-/** `drover runner` against `serverUrl` with a registration token; its own work dir under `dir`. */
-export async function startRunner(options: { name: string; serverUrl: string; token: string; maxPods: number; dir: string }): Promise<Child> {
+/**
+ * `drover runner` against `serverUrl` with a registration token; its own work dir under `dir`.
+ * `env` is added to Drover's children's environment (a PATH with agent CLIs on it); `beforeStart`
+ * may fill the work dir first (credentials, the agent-home template).
+ */
+export async function startRunner(options: {
+  name: string;
+  serverUrl: string;
+  token: string;
+  maxPods: number;
+  dir: string;
+  env?: Record<string, string>;
+  beforeStart?: (workDir: string) => void;
+}): Promise<Child> {
   const workDir = path.join(options.dir, options.name);
   fs.mkdirSync(workDir, { recursive: true });
+  options.beforeStart?.(workDir);
   const args = [
     path.join(ROOT, 'bin/drover.mjs'),
     'runner',
@@ -265,7 +278,7 @@ export async function startRunner(options: { name: string; serverUrl: string; to
     '--drain-seconds',
     '1',
   ];
-  const child = spawnNode(options.name, args, droverEnv(), options.dir);
+  const child = spawnNode(options.name, args, droverEnv(options.env), options.dir);
   await child.waitFor(/runner connecting to/, { stream: 'stderr' });
   return child;
 }
