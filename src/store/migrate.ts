@@ -12,7 +12,7 @@ import { podResults } from './migrations/0012_pod_results.ts';
 import { podQueue } from './migrations/0013_pod_queue.ts';
 
 /** Migrations in order; names are fixed once released. */
-function migrationsFor(store: Store): Record<string, Migration> {
+export function migrationsFor(store: Store): Record<string, Migration> {
   return {
     '0001_foundation': foundation(store.kind),
     '0002_channels': channels(store.kind),
