@@ -549,6 +549,18 @@ export function runIfMain(metaUrl: string, title: string, run: () => Promise<Ben
   );
 }
 
+/**
+ * A bench's `run()`: its parts in order (`a`, `b`, …), or only the one named by the environment
+ * variable `onlyVariable` (e.g. BENCH_PODS_ONLY=b), after a line naming the machine.
+ */
+export async function runParts(label: string, onlyVariable: string, parts: Record<string, () => Promise<Row[]>>): Promise<BenchResult> {
+  log(`${label} bench on ${machineLine()}`);
+  const only = process.env[onlyVariable];
+  const rows: Row[] = [];
+  for (const [name, part] of Object.entries(parts)) if (!only || only === name) rows.push(...(await part()));
+  return { rows };
+}
+
 export function machineLine(): string {
   return `${os.cpus().length}× ${os.cpus()[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version}`;
 }

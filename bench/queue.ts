@@ -47,12 +47,12 @@ import {
   helperProcesses,
   loadAvgText,
   log,
-  machineLine,
   makeTempDir,
   registrationToken,
   removeTempDir,
   round,
   runIfMain,
+  runParts,
   runnerStatusCounts,
   startRunner,
   startServe,
@@ -272,13 +272,6 @@ async function cliOverhead(): Promise<Row[]> {
   }
 }
 
-export async function run(): Promise<{ rows: Row[] }> {
-  log(`queue bench on ${machineLine()}`);
-  const only = process.env.BENCH_QUEUE_ONLY;
-  const rows: Row[] = [];
-  if (!only || only === 'a') rows.push(...(await queue()));
-  if (!only || only === 'b') rows.push(...(await cliOverhead()));
-  return { rows };
-}
+export const run = () => runParts('queue', 'BENCH_QUEUE_ONLY', { a: queue, b: cliOverhead });
 
 runIfMain(import.meta.url, 'Pod queue and agent-CLI overhead', run);
