@@ -633,6 +633,21 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       expect(await placed()).toBe(a); // a 2, b 3 (orphaned)
     });
 
+    it('a custom agent (no runner can advertise one): any runner counts, so it runs or queues; 503 only when the org has no runner', async () => {
+      const org = await freshOrg();
+      const agent = await admin('POST', `/orgs/${org.slug}/agents`, { slug: 'own-bot', name: 'Own bot', command: 'own-bot' });
+      expect(agent.statusCode, agent.body).toBe(201);
+      expectError(await create({ agent_slug: 'own-bot' }, { key: org.key, org: org.slug }), 503, 'NO_AVAILABLE_RUNNER');
+      const id = await insertRunner(t, org.org.id, { agents: '[]', max_pods: 1 });
+      const running = await created(await create({ agent_slug: 'own-bot' }, { key: org.key, org: org.slug }));
+      expect(running.status).toBe('initializing');
+      expect((await detail(running.pod_key, org.slug, org.key)).runner_id).toBe(id);
+      const waiting = await created(await create({ agent_slug: 'own-bot' }, { key: org.key, org: org.slug }));
+      expect(waiting.status).toBe('queued');
+      // A built-in agent that runner does not advertise is still 503.
+      expectError(await create({ agent_slug: 'shell' }, { key: org.key, org: org.slug }), 503, 'NO_AVAILABLE_RUNNER');
+    });
+
     it('concurrent creates never overfill a runner: the ones past max_pods are queued, in one queue without gaps', async () => {
       const org = await freshOrg();
       const id = await insertRunner(t, org.org.id, { max_pods: 3 });
