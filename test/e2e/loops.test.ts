@@ -746,6 +746,21 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
       expect(two.argv.slice(-2)).toEqual(['--', 'continue the work']);
     });
 
+    it('session_persistence true, but the persistent workspace is gone: run 2 starts without --resume (the session is not there to resume)', async () => {
+      const loop = await createLoop({ name: 'Lost sandbox', slug: 'session-lost', agent_slug: 'claude-code', prompt_template: 'go on', sandbox_strategy: 'persistent', session_persistence: true, runner_id: sandboxed.runnerId });
+      const first = await trigger(loop.slug);
+      expect(await waitRun(loop.slug, first.id, ['completed', 'failed'])).toMatchObject({ status: 'completed' });
+      const [one] = records(loop.id);
+      // The sandbox is gone on the runner (cleaned up, or a new machine under the same runner).
+      fs.rmSync(path.join(sandboxed.workDir, 'persistent', `loop-${loop.id}`), { recursive: true, force: true });
+      const second = await trigger(loop.slug);
+      expect(await waitRun(loop.slug, second.id, ['completed', 'failed'])).toMatchObject({ status: 'completed' });
+      const [two, ...more] = records(loop.id);
+      expect(more).toEqual([]);
+      expect(two.argv).not.toContain('--resume');
+      expect(two.sessionId).not.toBe(one.sessionId);
+    });
+
     it('session_persistence false: run 2 starts a new session', async () => {
       const loop = await createLoop({ name: 'No sessions', slug: 'session-off', agent_slug: 'claude-code', prompt_template: 'start over', sandbox_strategy: 'persistent', session_persistence: false, runner_id: sandboxed.runnerId });
       await runTwice(loop.slug);
