@@ -247,10 +247,23 @@ export async function startServe(options: {
   }
 }
 
-/** `drover runner` against `serverUrl` with a registration token; its own work dir under `dir`. */
-export async function startRunner(options: { name: string; serverUrl: string; token: string; maxPods: number; dir: string }): Promise<Child> {
+/**
+ * `drover runner` against `serverUrl` with a registration token; its own work dir under `dir`.
+ * `env` is added to Drover's children's environment (a PATH with agent CLIs on it); `beforeStart`
+ * may fill the work dir first (credentials, the agent-home template).
+ */
+export async function startRunner(options: {
+  name: string;
+  serverUrl: string;
+  token: string;
+  maxPods: number;
+  dir: string;
+  env?: Record<string, string>;
+  beforeStart?: (workDir: string) => void;
+}): Promise<Child> {
   const workDir = path.join(options.dir, options.name);
   fs.mkdirSync(workDir, { recursive: true });
+  options.beforeStart?.(workDir);
   const args = [
     path.join(ROOT, 'bin/drover.mjs'),
     'runner',
@@ -267,7 +280,7 @@ export async function startRunner(options: { name: string; serverUrl: string; to
     '--drain-seconds',
     '1',
   ];
-  const child = spawnNode(options.name, args, droverEnv(), options.dir);
+  const child = spawnNode(options.name, args, droverEnv(options.env), options.dir);
   await child.waitFor(/runner connecting to/, { stream: 'stderr' });
   return child;
 }
@@ -537,6 +550,18 @@ export function runIfMain(metaUrl: string, title: string, run: () => Promise<Ben
       process.exit(1);
     },
   );
+}
+
+/**
+ * A bench's `run()`: its parts in order (`a`, `b`, …), or only the one named by the environment
+ * variable `onlyVariable` (e.g. BENCH_PODS_ONLY=b), after a line naming the machine.
+ */
+export async function runParts(label: string, onlyVariable: string, parts: Record<string, () => Promise<Row[]>>): Promise<BenchResult> {
+  log(`${label} bench on ${machineLine()}`);
+  const only = process.env[onlyVariable];
+  const rows: Row[] = [];
+  for (const [name, part] of Object.entries(parts)) if (!only || only === name) rows.push(...(await part()));
+  return { rows };
 }
 
 export function machineLine(): string {

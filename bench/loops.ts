@@ -32,7 +32,6 @@ import {
   helperProcesses,
   loadAvgText,
   log,
-  machineLine,
   makeTempDir,
   profileArgs,
   readMemoryKb,
@@ -40,6 +39,7 @@ import {
   removeTempDir,
   round,
   runIfMain,
+  runParts,
   runnerStatusCounts,
   sleep,
   startRunner,
@@ -311,13 +311,6 @@ async function triggerThroughput(): Promise<Row[]> {
   }
 }
 
-export async function run(): Promise<{ rows: Row[] }> {
-  log(`loops bench on ${machineLine()}`);
-  const only = process.env.BENCH_LOOPS_ONLY;
-  const rows: Row[] = [];
-  if (!only || only === 'a') rows.push(...(await cronFanOut()));
-  if (!only || only === 'b') rows.push(...(await triggerThroughput()));
-  return { rows };
-}
+export const run = () => runParts('loops', 'BENCH_LOOPS_ONLY', { a: cronFanOut, b: triggerThroughput });
 
 runIfMain(import.meta.url, 'Loops: cron fan-out and manual trigger throughput', run);

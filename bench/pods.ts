@@ -33,7 +33,6 @@ import {
   expect,
   loadAvgText,
   log,
-  machineLine,
   makeTempDir,
   profileArgs,
   readMemoryKb,
@@ -41,6 +40,7 @@ import {
   removeTempDir,
   round,
   runIfMain,
+  runParts,
   runnerStatusCounts,
   sleep,
   startRunner,
@@ -292,13 +292,6 @@ async function throughput(): Promise<Row[]> {
   }
 }
 
-export async function run(): Promise<{ rows: Row[] }> {
-  log(`pods bench on ${machineLine()}`);
-  const only = process.env.BENCH_PODS_ONLY;
-  const rows: Row[] = [];
-  if (!only || only === 'a') rows.push(...(await startLatencies()));
-  if (!only || only === 'b') rows.push(...(await throughput()));
-  return { rows };
-}
+export const run = () => runParts('pods', 'BENCH_PODS_ONLY', { a: startLatencies, b: throughput });
 
 runIfMain(import.meta.url, 'Pods: start latency and throughput', run);

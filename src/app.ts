@@ -21,6 +21,7 @@ import { podRoutes } from './api/routes/pods.ts';
 import { loopRoutes } from './api/routes/loops.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
 import { followPod } from './domain/loops/runs.ts';
+import { QueuePromoter } from './domain/pods/queue.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { RunnerGateway } from './gateway/links.ts';
@@ -96,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     providerTimeoutMs: options.providerTimeoutMs,
     wakeRunner: (runnerId, pod) => gateway.wake(runnerId, pod),
     podChanged: (pod) => followPod(ctx, pod),
+    slotFreed: (orgId) => podQueue.wake(orgId),
     apiKeyRevoked: (keyId) => authenticator.forget(keyId),
     orgChanged: (orgId) => authenticator.forgetOrg(orgId),
     defaultAgent: options.defaultAgent,
@@ -137,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     origin = app.listeningOrigin;
     done();
   });
+  const podQueue = new QueuePromoter(() => ctx, app.log);
   const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? origin ?? app.listeningOrigin, app.log);
   const metrics = new Metrics(options.store, ctx.now, options.processMetrics ?? false);
   app.decorate('drover', { ctx, gateway, metrics });
@@ -145,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const shutdown = new ShutdownOrder(app, () => gateway.close());
   app.addHook('onClose', async () => {
     await gateway.close();
+    await podQueue.idle();
     // Bounded: a socket still finishing its handshake must not hold the exit back.
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 2_000);

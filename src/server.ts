@@ -94,7 +94,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   const housekeeping = new Housekeeping(ctx, app.log);
   const sweeper = new LivenessSweeper(
     app.drover.ctx,
-    { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs },
+    { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs, queueTimeoutMs: config.podQueueTimeoutMs },
     app.log,
   );
   const cron = new CronScheduler(app.drover.ctx, { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs }, app.log);

@@ -104,6 +104,7 @@ Environment of serve:
   DROVER_CRON_TICK_MS     how often due cron slots are looked for (1000)
   DROVER_DEFAULT_AGENT    the agent of loops that name none (claude-code)
   DROVER_WEBHOOK_ALLOW_PRIVATE    true: callbacks may reach loopback and private addresses (false)
+  DROVER_POD_QUEUE_TIMEOUT_MINUTES        a pod waiting for a runner fails after this long (60)
 
 Environment of runner:
   DROVER_SERVER_URL       as --server (also the server of "drover admin")

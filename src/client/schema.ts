@@ -491,7 +491,7 @@ export interface paths {
         /** List pods, newest first */
         get: operations["listPods"];
         put?: never;
-        /** Create a pod: an agent run on a runner */
+        /** Create a pod: an agent run on a runner, or queued until a runner slot frees (status `queued`) */
         post: operations["createPod"];
         delete?: never;
         options?: never;
@@ -1154,9 +1154,10 @@ export interface components {
         PodListItem: {
             key: string;
             /** @enum {unknown} */
-            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+            status: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
             agent_slug: string;
-            runner_id: number;
+            /** @description null while the pod is queued */
+            runner_id: number | null;
             prompt: string;
             repository_id: number | null;
             branch: string | null;
@@ -1178,6 +1179,8 @@ export interface components {
                 /** @description model turns of the agent loop */
                 turns: number | null;
             };
+            /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
+            queue_position: number | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1192,9 +1195,10 @@ export interface components {
         Pod: {
             key: string;
             /** @enum {unknown} */
-            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+            status: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
             agent_slug: string;
-            runner_id: number;
+            /** @description null while the pod is queued */
+            runner_id: number | null;
             prompt: string;
             repository_id: number | null;
             branch: string | null;
@@ -1216,6 +1220,8 @@ export interface components {
                 /** @description model turns of the agent loop */
                 turns: number | null;
             };
+            /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
+            queue_position: number | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1255,7 +1261,7 @@ export interface components {
         RunnerPodItem: {
             key: string;
             /** @enum {unknown} */
-            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+            status: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
             agent_slug: string;
             prompt: string;
             /**
@@ -1326,6 +1332,8 @@ export interface components {
                 max_iterations: number;
                 iteration_timeout_sec: number;
             };
+            /** @description the agentfile every run's pod gets; null when none */
+            agentfile_layer: string | null;
             /** @enum {unknown} */
             status: "enabled" | "disabled";
             /**
@@ -3313,7 +3321,7 @@ export interface operations {
     listPods: {
         parameters: {
             query?: {
-                status?: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                status?: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
                 /** @description default 20, values above 100 are clamped */
                 limit?: number;
                 offset?: number;
@@ -3392,7 +3400,7 @@ export interface operations {
                         pod: {
                             pod_key: string;
                             /** @enum {unknown} */
-                            status: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                            status: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
                             agent_slug: string;
                             /**
                              * Format: date-time
@@ -3631,7 +3639,7 @@ export interface operations {
     listRunnerPods: {
         parameters: {
             query?: {
-                status?: "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                status?: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
                 /** @description default 50, values above 100 are clamped */
                 limit?: number;
                 offset?: number;
@@ -3741,6 +3749,7 @@ export interface operations {
                     };
                     repository_id?: number;
                     runner_id?: number;
+                    /** @description A git branch name, checked like an agentfile BRANCH (no whitespace, none of ~ ^ : ? * [ \, no .., not starting with -): 400 otherwise */
                     branch_name?: string;
                     /** @enum {unknown} */
                     execution_mode?: "direct" | "autopilot";
@@ -3761,6 +3770,8 @@ export interface operations {
                         max_iterations?: number;
                         iteration_timeout_sec?: number;
                     };
+                    /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
+                    agentfile_layer?: string;
                 };
             };
         };
@@ -3851,6 +3862,7 @@ export interface operations {
                     };
                     repository_id?: number | null;
                     runner_id?: number | null;
+                    /** @description A git branch name, checked like an agentfile BRANCH (no whitespace, none of ~ ^ : ? * [ \, no .., not starting with -): 400 otherwise */
                     branch_name?: string | null;
                     /** @enum {unknown} */
                     execution_mode?: "direct" | "autopilot";
@@ -3871,6 +3883,8 @@ export interface operations {
                         max_iterations?: number;
                         iteration_timeout_sec?: number;
                     };
+                    /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
+                    agentfile_layer?: string | null;
                 };
             };
         };
@@ -4258,6 +4272,7 @@ export interface operations {
                     };
                     repository_id?: number;
                     runner_id?: number;
+                    /** @description A git branch name, checked like an agentfile BRANCH (no whitespace, none of ~ ^ : ? * [ \, no .., not starting with -): 400 otherwise */
                     branch_name?: string;
                     /** @enum {unknown} */
                     execution_mode?: "direct" | "autopilot";
@@ -4278,6 +4293,8 @@ export interface operations {
                         max_iterations?: number;
                         iteration_timeout_sec?: number;
                     };
+                    /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
+                    agentfile_layer?: string;
                 };
             };
         };
@@ -4368,6 +4385,7 @@ export interface operations {
                     };
                     repository_id?: number | null;
                     runner_id?: number | null;
+                    /** @description A git branch name, checked like an agentfile BRANCH (no whitespace, none of ~ ^ : ? * [ \, no .., not starting with -): 400 otherwise */
                     branch_name?: string | null;
                     /** @enum {unknown} */
                     execution_mode?: "direct" | "autopilot";
@@ -4388,6 +4406,8 @@ export interface operations {
                         max_iterations?: number;
                         iteration_timeout_sec?: number;
                     };
+                    /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
+                    agentfile_layer?: string | null;
                 };
             };
         };

@@ -29,4 +29,9 @@ export interface DomainContext {
    * it (loop runs follow their pods).
    */
   readonly podChanged?: (pod: PodRow) => Promise<void>;
+  /**
+   * A slot of one of the organization's runners may have freed (a pod on it ended, a runner
+   * connected): queued pods are placed soon (domain/pods/queue.ts). Returns at once.
+   */
+  readonly slotFreed?: (orgId: number) => void;
 }

@@ -175,6 +175,8 @@ class RunnerLink {
           now,
         );
         this.send({ type: 'welcome', runner_id: this.runner.id, heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS });
+        // Its slots (maybe more of them than before) are there for the queue.
+        if (!message.draining) this.ctx.slotFreed?.(this.runner.org_id);
         for (const result of message.finished) {
           await podFinished(this.ctx, this.runner.id, result);
           this.send({ type: 'ack_exit', key: result.key });
@@ -183,6 +185,7 @@ class RunnerLink {
         return;
       }
       case 'heartbeat':
+        if (this.draining && !message.draining) this.ctx.slotFreed?.(this.runner.org_id);
         this.draining = message.draining;
         await runners.recordHeartbeat(db, this.runner.id, this.connectionId, message.draining ? 'draining' : 'online', now);
         await this.reconcile(message.pods);

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
 import { agentEnvironment } from '../agents/environment.ts';
-import type { BuiltinAgentSlug } from '../agents/builtin.ts';
+import { autopilotPrompt, type AutopilotIteration } from '../agents/autopilot.ts';
+import { supportsResume, type BuiltinAgentSlug } from '../agents/builtin.ts';
 import { findExecutable } from '../agents/detect.ts';
 import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
 import { outputReader } from '../agents/output/index.ts';
@@ -10,6 +11,7 @@ import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import { PodResults, SessionTotals } from './pod-results.ts';
+import { readStatus } from './status-file.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 
@@ -29,6 +31,15 @@ export interface SupervisorOptions {
   hooks: SupervisorHooks;
   killGraceMs?: number;
   outputFlushMs?: number;
+}
+
+/** One run of the agent: a direct pod's only one, or an autopilot iteration. */
+interface AgentRun {
+  prompt: string;
+  resumeSessionId: string | null;
+  /** Autopilot only: where the agent reports, and which iteration this is. */
+  statusFile: string | null;
+  iteration: number | null;
 }
 
 /** Output goes out at least every flush interval, and at once past this size (the protocol caps a message). */
@@ -197,8 +208,17 @@ export class PodSupervisor {
   }
 
   private async runDirect(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
-    const result = await this.runAgent(pod, workspace, null, null);
+    const result = await this.runAgent(pod, workspace, { prompt: pod.spec.prompt, resumeSessionId: this.loopSession(pod, workspace), statusFile: null, iteration: null });
     return this.fromResult(pod, result);
+  }
+
+  /**
+   * The session of the loop's previous run to resume (loop session_persistence): only in the
+   * loop's persistent workspace as it was left, since the agent keeps its sessions under that HOME
+   * (a fresh workspace, made because the sandbox moved or its repository changed, has none).
+   */
+  private loopSession(pod: RunningPod, workspace: PreparedWorkspace): string | null {
+    return pod.spec.persistent_key !== null && workspace.reused ? pod.spec.resume_session_id : null;
   }
 
   private fromResult(pod: RunningPod, result: ProcessResult): PodOutcome {
@@ -214,20 +234,30 @@ export class PodSupervisor {
     const stateDir = this.workspaces.stateDir(spec.key);
     fs.mkdirSync(stateDir, { recursive: true });
     const statusFile = path.join(stateDir, 'status.json');
+    const agent = { slug: spec.agent.slug, custom: spec.agent.custom !== null };
+    const canResume = !agent.custom && supportsResume(spec.agent.slug);
+    let previous: AutopilotIteration['previous'] = null;
     try {
       for (let iteration = 1; iteration <= spec.max_iterations; iteration++) {
         fs.rmSync(statusFile, { recursive: true, force: true }); // whatever the agent left there
+        // From iteration 2 on, an agent that can resume continues its own session (the one it
+        // reported last); one that cannot is given the task again (autopilot.ts).
+        const ownSession = iteration > 1 && canResume ? pod.results.get().session_id : null;
+        const resumeSessionId = iteration === 1 ? this.loopSession(pod, workspace) : ownSession;
+        const turn = { iteration, maxIterations: spec.max_iterations, previous };
+        const prompt = autopilotPrompt(agent, spec.prompt, turn, ownSession !== null);
         let timedOut = false;
         const timer = setTimeout(() => {
           timedOut = true;
           pod.process?.stop(this.killGraceMs);
         }, spec.iteration_timeout_sec * 1000);
         timer.unref();
-        const result = await this.runAgent(pod, workspace, statusFile, iteration).finally(() => clearTimeout(timer));
+        const result = await this.runAgent(pod, workspace, { prompt, resumeSessionId, statusFile, iteration }).finally(() => clearTimeout(timer));
         if (pod.stopReason) return this.outcome(pod, 'terminated', result.code, null);
         if (timedOut) return this.outcome(pod, 'failed', result.code, `iteration ${iteration} exceeded iteration_timeout_sec (${spec.iteration_timeout_sec} s)`);
         if (result.spawnError) return this.outcome(pod, 'failed', null, result.spawnError);
         const status = readStatus(statusFile);
+        previous = status ? { status: status.status, summary: status.summary ?? null } : null;
         if (status?.status === 'done') return this.outcome(pod, 'completed', result.code, null);
         if (status?.status === 'failed') return this.outcome(pod, 'failed', result.code, status.summary || `the agent reported failure in iteration ${iteration}`);
         if (!status && result.code !== 0) return this.fromResult(pod, result);
@@ -238,19 +268,20 @@ export class PodSupervisor {
     }
   }
 
-  private async runAgent(pod: RunningPod, workspace: PreparedWorkspace, statusFile: string | null, iteration: number | null): Promise<ProcessResult> {
+  private async runAgent(pod: RunningPod, workspace: PreparedWorkspace, run: AgentRun): Promise<ProcessResult> {
     const spec = pod.spec;
+    const { statusFile, iteration } = run;
     const agent: AgentSpec = spec.agent.custom
       ? { slug: spec.agent.slug, ...spec.agent.custom }
       : { builtin: spec.agent.slug as BuiltinAgentSlug };
     let invocation: ReturnType<typeof buildInvocation>;
     try {
       invocation = buildInvocation(agent, {
-        prompt: spec.prompt,
+        prompt: run.prompt,
         model: spec.model ?? undefined,
         maxTurns: spec.max_turns ?? undefined,
         permissionMode: spec.permission_mode ?? undefined,
-        resumeSessionId: spec.resume_session_id,
+        resumeSessionId: run.resumeSessionId,
         workspace: workspace.path,
       });
     } catch (error) {
@@ -270,7 +301,7 @@ export class PodSupervisor {
         statusFile,
         iteration,
         // Only a custom agent with prompt_position `env` gets the prompt in its environment.
-        prompt: spec.agent.custom?.prompt_position === 'env' ? spec.prompt : null,
+        prompt: spec.agent.custom?.prompt_position === 'env' ? run.prompt : null,
       },
       variables: spec.agent_env ?? {},
       credentials: spec.credentials,
@@ -353,29 +384,4 @@ function abandonedGroupOf(pid: number, key: string): boolean {
     return true; // the leader has exited (or there is no /proc)
   }
   return environ === '' || environ.split('\0').includes(`DROVER_POD_KEY=${key}`);
-}
-
-/**
- * The status an autopilot iteration wrote. The file is in a directory the agent can write, so it
- * is opened without following a symlink (the runner must never read a file of its own for the
- * agent), and only a small regular file is taken.
- */
-function readStatus(file: string): { status: string; summary?: string } | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || stat.size > 64 * 1024) return null;
-    const value = JSON.parse(fs.readFileSync(fd, 'utf8')) as { status?: unknown; summary?: unknown };
-    if (typeof value.status !== 'string') return null;
-    return { status: value.status, summary: typeof value.summary === 'string' ? value.summary : undefined };
-  } catch {
-    return null;
-  } finally {
-    fs.closeSync(fd);
-  }
 }

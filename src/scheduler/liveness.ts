@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from '../domain/context.ts';
 import { sweepRuns } from '../domain/loops/runs.ts';
 import { podLost, terminateOnServer } from '../domain/pods/lifecycle.ts';
+import { DEFAULT_QUEUE_TIMEOUT_MINUTES, sweepQueue } from '../domain/pods/queue.ts';
 import { RUNNER_SILENCE_MS } from '../domain/runners/selection.ts';
 import * as pods from '../store/pods.ts';
 
@@ -11,12 +12,15 @@ export interface LivenessOptions {
   orphanGraceMs: number;
   /** Runner silence before its orphaned pods are given up as `failed`. */
   orphanFailMs: number;
+  /** How long a pod may wait in the queue before it fails (DROVER_POD_QUEUE_TIMEOUT_MINUTES). */
+  queueTimeoutMs?: number;
 }
 
 /**
  * The sweeper every replica runs (the updates are guarded, so replicas can overlap): silent
  * runners go offline, their pods are orphaned and eventually failed, pods past their deadline
- * are terminated even if their runner's own timer never fired, loop runs past their timeout end
+ * are terminated even if their runner's own timer never fired, queued pods past the queue timeout
+ * fail and the others get any slot a missed wake-up left free, loop runs past their timeout end
  * as `timeout`, and pending runs that found no runner try again.
  */
 export class LivenessSweeper {
@@ -65,6 +69,7 @@ export class LivenessSweeper {
       await podLost(this.ctx, pod, 'the runner never came back');
     }
     for (const pod of await pods.podsPastDeadline(db, now - 5_000)) await terminateOnServer(this.ctx, pod, ['running'], 'timeout');
+    await sweepQueue(this.ctx, this.options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MINUTES * 60_000);
     await sweepRuns(this.ctx);
   }
 }

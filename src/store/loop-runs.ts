@@ -96,9 +96,10 @@ export async function claimStart(db: Executor, id: number, seenUpdatedAt: number
 
 /**
  * Gives an active run its pod (and with `running`, moves it to `running`), unless the run has
- * ended or another pod has it already; returns whether the run has this pod now.
+ * ended or another pod has it already; returns whether the run has this pod now. `runnerId` is
+ * null while the pod is queued for a runner.
  */
-export async function attachPod(db: Executor, id: number, podKey: string, runnerId: number, now: number, running: boolean): Promise<boolean> {
+export async function attachPod(db: Executor, id: number, podKey: string, runnerId: number | null, now: number, running: boolean): Promise<boolean> {
   const result = await db
     .updateTable('loop_runs')
     .set({ pod_key: podKey, runner_id: runnerId, updated_at: now, ...(running ? { status: 'running' as const } : {}) })

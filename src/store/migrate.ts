@@ -10,9 +10,10 @@ import { ticketVersions } from './migrations/0007_ticket_versions.ts';
 import { runnerSandbox } from './migrations/0008_runner_sandbox.ts';
 import { adminLifecycle } from './migrations/0010_admin_lifecycle.ts';
 import { podResults } from './migrations/0012_pod_results.ts';
+import { podQueue } from './migrations/0013_pod_queue.ts';
 
 /** Migrations in order; names are fixed once released. */
-function migrationsFor(store: Store): Record<string, Migration> {
+export function migrationsFor(store: Store): Record<string, Migration> {
   return {
     '0001_foundation': foundation(store.kind),
     '0002_channels': channels(store.kind),
@@ -24,6 +25,7 @@ function migrationsFor(store: Store): Record<string, Migration> {
     '0008_runner_sandbox': runnerSandbox(),
     '0010_admin_lifecycle': adminLifecycle(),
     '0012_pod_results': podResults(),
+    '0013_pod_queue': podQueue(store.kind),
   };
 }
 

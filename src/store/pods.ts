@@ -76,6 +76,16 @@ export async function transitionPod(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** `transitionPod` that returns the pod as updated (its runner may have changed since it was read), or undefined. */
+export async function transitionPodRow(
+  db: Executor,
+  podId: number,
+  from: readonly PodStatus[],
+  set: Partial<Omit<PodsTable, 'id' | 'key' | 'org_id'>>,
+): Promise<PodRow | undefined> {
+  return db.updateTable('pods').set(set).where('id', '=', podId).where('status', 'in', from).returningAll().executeTakeFirst();
+}
+
 /** `transitionPod` for a pod named by its key and runner (a runner's report): the pod as updated, or undefined. */
 export async function transitionRunnerPod(
   db: Executor,

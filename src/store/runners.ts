@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DatabaseKind, Executor } from './db.ts';
 import type { RunnerRow, RunnersTable } from './schema-runners.ts';
 
+/** Pods that hold a slot of their runner (a `queued` pod has no runner yet, so holds none). */
 export const ACTIVE_POD_STATUSES = ['initializing', 'running', 'orphaned'] as const;
 
 export type RunnerWithCount = RunnerRow & { pod_count: number };

@@ -26,10 +26,13 @@ export interface LoopsTable {
   callback_url: string | null;
   callback_secret_encrypted: string;
   autopilot_config: string;
+  /** The agentfile every run's pod gets (migration 0013); null: none. */
+  agentfile_layer: string | null;
   status: 'enabled' | 'disabled';
   next_run_at: number | null;
   run_counter: number;
   sandbox_runner_id: number | null;
+  /** The session of the loop's latest `completed` run that reported one: what the next run resumes. */
   last_session_id: string | null;
   created_at: number;
   updated_at: number;

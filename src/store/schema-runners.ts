@@ -49,13 +49,14 @@ export interface CustomAgentsTable {
   created_at: number;
 }
 
-export type PodStatus = 'initializing' | 'running' | 'completed' | 'failed' | 'terminated' | 'orphaned';
+export type PodStatus = 'queued' | 'initializing' | 'running' | 'completed' | 'failed' | 'terminated' | 'orphaned';
 
 export interface PodsTable {
   id: Generated<number>;
   org_id: number;
   key: string;
-  runner_id: number;
+  /** Null while the pod is `queued` (migration 0013): it gets its runner when a slot frees. */
+  runner_id: number | null;
   agent_slug: string;
   status: PodStatus;
   desired_state: 'run' | 'stop';

@@ -7,7 +7,7 @@ import { builtinAgent } from '../../src/agents/index.ts';
 import type { RealAgentSlug } from '../helpers/agent-clis.ts';
 import type { MockRequest } from '../helpers/model-mocks/server.ts';
 import { commandLine, podProcesses, waitFor } from '../helpers/runner-process.ts';
-import { agentLines, MODEL_KEY, processesLeft, startHarness, type Harness, type PodView } from './harness.ts';
+import { agentLines, MODEL_KEY, ORG, processesLeft, startHarness, type Harness, type PodView } from './harness.ts';
 
 export interface RealAgentExpectations {
   /** Which of the stand-in's answers the CLI counts in its usage: the script's (`main`), or its side requests' too (`all`). */
@@ -137,5 +137,124 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       expect(ended.result).not.toBe('Should not be reached with the key.');
       expect(await h.output(unkeyed)).not.toContain(MODEL_KEY);
     });
+
+    it('a persistent loop with session_persistence, its key (CREDENTIAL) and endpoint in agentfile_layer: run 2 resumes run 1’s session, the model sees the earlier conversation', async () => {
+      const slug = unique('session-loop').toLowerCase();
+      const layer = agentLines(h.slug, h.mock.url).join('\n');
+      const created = await h.api('POST', `${ORG}/loops`, {
+        name: slug,
+        slug,
+        agent_slug: h.slug,
+        prompt_template: 'mock-script:{{script}} Do the task.',
+        execution_mode: 'direct',
+        sandbox_strategy: 'persistent',
+        session_persistence: true,
+        runner_id: h.runner.runnerId,
+        agentfile_layer: layer,
+      });
+      expect(created.status, created.text).toBe(201);
+      expect((created.body as { loop: { agentfile_layer: string } }).loop.agentfile_layer).toBe(layer);
+
+      const first = unique('remember');
+      const proof = `proof-${first}`;
+      h.mock.script(first, [{ text: `Noted ${proof}.` }]);
+      const one = await runLoop(h, slug, first);
+      expect(one.status, one.error_message ?? '').toBe('completed');
+      expect(one.result).toBe(`Noted ${proof}.`);
+      expect(one.session_id).toMatch(expectations.sessionId);
+
+      const second = unique('recall');
+      h.mock.script(second, [{ text: 'Recalled.' }]);
+      const two = await runLoop(h, slug, second);
+      expect(two.status, two.error_message ?? '').toBe('completed');
+      expect(two.result).toBe('Recalled.');
+      // The model's view of run 2: run 1's prompt and answer come first, then run 2's prompt.
+      const asked = h.mock.requestsOf(second);
+      expect(asked.length).toBeGreaterThan(0);
+      for (const request of asked) {
+        const texts = request.conversation.messages.map((m) => m.text);
+        const earlier = texts.findIndex((text) => text.includes(`mock-script:${first}`));
+        const answer = texts.findIndex((text) => text.includes(`Noted ${proof}.`));
+        const now = texts.findIndex((text) => text.includes(`mock-script:${second}`));
+        expect(earlier, JSON.stringify(texts).slice(0, 2000)).toBeGreaterThanOrEqual(0);
+        expect(answer).toBeGreaterThan(earlier);
+        expect(now).toBeGreaterThan(answer);
+        expect(request.apiKey).toBe(MODEL_KEY);
+      }
+      // Run 1's conversation did not know run 2's.
+      expect(h.mock.requestsOf(first).every((r) => r.conversation.messages.every((m) => !m.text.includes(second)))).toBe(true);
+    });
+
+    if (slug === 'claude-code') autopilotTests(() => h);
+  });
+}
+
+interface RunView extends Pick<PodView, 'result' | 'session_id' | 'error_message'> {
+  id: number;
+  status: string;
+  pod_key: string | null;
+}
+
+/** Triggers a run of the loop with `script` as its template variable and waits for its end. */
+async function runLoop(h: Harness, slug: string, script: string): Promise<RunView> {
+  const triggered = await h.api('POST', `${ORG}/loops/${slug}/trigger`, { variables: { script } });
+  expect(triggered.status, triggered.text).toBe(201);
+  const id = (triggered.body as { run: RunView }).run.id;
+  return waitFor(
+    async () => {
+      const run = (await h.api('GET', `${ORG}/loops/${slug}/runs/${id}`)).body as { run: RunView };
+      return ['completed', 'failed', 'cancelled', 'timeout'].includes(run.run.status) ? run.run : undefined;
+    },
+    { timeout: 180_000, interval: 250, what: `run ${id} of ${slug} to end` },
+  );
+}
+
+/** Autopilot with Claude Code (contract §10): it reports through $DROVER_STATUS_FILE and continues its session. */
+function autopilotTests(harness: () => Harness): void {
+  const report = (status: string, summary: string) => ({ shell: `printf '%s\\n' '{"status": "${status}", "summary": "${summary}"}' > "$DROVER_STATUS_FILE"` });
+  const autopilot = (h: Harness, script: string) => h.createPod(script, [...agentLines(h.slug, h.mock.url), 'MODE autopilot', 'CONFIG max_iterations = 5']);
+
+  it('autopilot: told how to report, the agent writes "done" in iteration 1 and the pod completes after one iteration', async () => {
+    const h = harness();
+    const script = unique('ap-done');
+    h.mock.script(script, [report('done', 'wrote nothing, all set'), { text: 'Reported done.' }]);
+    const key = await autopilot(h, script);
+    const pod = await h.waitEnded(key);
+    expect(pod.status, `${pod.error_message}\n${(await h.output(key)).slice(-2000)}`).toBe('completed');
+    expect(pod.error_message).toBeNull();
+    expect(pod.result).toBe('Reported done.');
+    const asked = h.mock.requestsOf(script);
+    expect(asked.map((r) => r.turnIndex)).toEqual([0, 1]);
+    const prompt = asked[0].conversation.messages.find((m) => m.text.includes(`mock-script:${script}`))!.text;
+    expect(prompt).toContain('this is iteration 1 of at most 5');
+    expect(prompt).toContain('DROVER_STATUS_FILE');
+    // One iteration: one session, one result event in the output.
+    expect((await h.output(key)).match(/"type":"result"/g)).toHaveLength(1);
+  });
+
+  it('autopilot: an agent that says "continue" is resumed with its own session in iteration 2 (a short continuation prompt), then reports done', async () => {
+    const h = harness();
+    const script = unique('ap-continue');
+    h.mock.script(script, [report('continue', 'half of it'), { text: 'Half done.' }, report('done', 'the rest too'), { text: 'All done.' }]);
+    const key = await autopilot(h, script);
+    const pod = await h.waitEnded(key);
+    expect(pod.status, `${pod.error_message}\n${(await h.output(key)).slice(-2000)}`).toBe('completed');
+    expect(pod).toMatchObject({ error_message: null, result: 'All done.' });
+    const asked = h.mock.requestsOf(script);
+    expect(asked.map((r) => r.turnIndex)).toEqual([0, 1, 2, 3]);
+    // Iteration 2's first request carries iteration 1's conversation, then the continuation prompt.
+    const texts = asked[2].conversation.messages.map((m) => m.text);
+    const task = texts.findIndex((text) => text.includes(`mock-script:${script}`));
+    const half = texts.findIndex((text) => text.includes('Half done.'));
+    const again = texts.findIndex((text) => text.includes('Continue the task (Drover autopilot, iteration 2 of at most 5)'));
+    expect(task).toBeGreaterThanOrEqual(0);
+    expect(half).toBeGreaterThan(task);
+    expect(again).toBeGreaterThan(half);
+    expect(texts[again]).toContain('Your last report was "continue": "half of it"');
+    expect(texts.filter((text) => text.includes(`mock-script:${script}`))).toHaveLength(1);
+    // Both iterations' usage is summed (each model answer counted once).
+    expect(pod.usage.output_tokens).toBe(asked.reduce((total, r) => total + (r.usage?.output ?? 0), 0));
+    expect(pod.usage.turns).toBe(4);
+    expect(pod.session_id).toMatch(SESSION_UUID);
   });
 }

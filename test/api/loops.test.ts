@@ -27,6 +27,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const LOOP_KEYS = [
   'active_run_count',
   'agent_slug',
+  'agentfile_layer',
   'autopilot_config',
   'branch_name',
   'callback_secret',
@@ -204,7 +205,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
     /** What a runner reports when the pod's agent ends. */
     const finishPod = async (key: string, outcome: 'completed' | 'failed', errorMessage: string | null = null) => {
       const pod = await podRow(key);
-      await podFinished(ctx, pod.runner_id, { key, outcome, exit_code: outcome === 'completed' ? 0 : 1, error_message: errorMessage, session_id: null });
+      await podFinished(ctx, pod.runner_id!, { key, outcome, exit_code: outcome === 'completed' ? 0 : 1, error_message: errorMessage, session_id: null });
     };
     const advance = async (ms: number) => {
       clock += ms;
@@ -266,6 +267,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
           callback_url: null,
           callback_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]{20,}$/),
           autopilot_config: { max_iterations: 10, iteration_timeout_sec: 600 },
+          agentfile_layer: null,
           status: 'enabled',
           next_run_at: null,
           last_run_at: null,

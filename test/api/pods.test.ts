@@ -13,12 +13,14 @@ import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { type ErrorBodyJson, expectError } from '../helpers/errors.ts';
 import { insertRunner as insertRunnerRow, type RunnerOverrides } from '../helpers/runners.ts';
+import { waitFor } from '../helpers/runner-process.ts';
 
 interface PodDetail {
   key: string;
   status: PodStatus;
   agent_slug: string;
-  runner_id: number;
+  runner_id: number | null;
+  queue_position: number | null;
   prompt: string;
   repository_id: number | null;
   branch: string | null;
@@ -40,7 +42,7 @@ interface PodDetail {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const POD_KEY = /^[a-z0-9-]{1,64}$/;
-const LIST_KEYS = ['agent_slug', 'branch', 'created_at', 'key', 'prompt', 'repository_id', 'result', 'runner_id', 'session_id', 'status', 'updated_at', 'usage'].sort();
+const LIST_KEYS = ['agent_slug', 'branch', 'created_at', 'key', 'prompt', 'queue_position', 'repository_id', 'result', 'runner_id', 'session_id', 'status', 'updated_at', 'usage'].sort();
 const DETAIL_KEYS = [
   ...LIST_KEYS,
   'alias',
@@ -84,6 +86,12 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
     const res = await create(payload, options);
     expect(res.statusCode, res.body).toBe(201);
     return (res.json() as { pod: { pod_key: string } }).pod.pod_key;
+  };
+
+  /** The pod of a 201 answer to POST /pods. */
+  const created = async (res: LightMyRequestResponse): Promise<{ pod_key: string; status: string; agent_slug: string }> => {
+    expect(res.statusCode, res.body).toBe(201);
+    return (res.json() as { pod: { pod_key: string; status: string; agent_slug: string } }).pod;
   };
 
   const detail = async (key: string, org?: string, apiKey?: string): Promise<PodDetail> => {
@@ -197,6 +205,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         result: null,
         session_id: null,
         usage: { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null, cost_usd: null, turns: null },
+        queue_position: null,
         started_at: null,
         finished_at: null,
         created_at: expect.stringMatching(ISO_MS),
@@ -533,34 +542,58 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       }
     });
 
-    it.each<[string, Partial<Omit<RunnersTable, 'id' | 'org_id'>>, string]>([
-      ['offline', { status: 'offline' }, 'shell'],
-      ['draining', { status: 'draining' }, 'shell'],
-      ['silent for 31 s', { last_heartbeat_at: Date.now() - 31_000 }, 'shell'],
-      ['never heard from', { last_heartbeat_at: null }, 'shell'],
-      ['full', { max_pods: 0 }, 'shell'],
-      ['lacking the agent', { agents: '["shell"]' }, 'claude-code'],
-      ['advertising no agents', { agents: '[]' }, 'shell'],
-    ])('runner_id of a runner %s → 409 RUNNER_UNAVAILABLE; without runner_id → 503 NO_AVAILABLE_RUNNER', async (_why, overrides, agent) => {
+    it.each<[string, Partial<Omit<RunnersTable, 'id' | 'org_id'>>]>([
+      ['offline', { status: 'offline' }],
+      ['draining', { status: 'draining' }],
+      ['silent for 31 s', { last_heartbeat_at: Date.now() - 31_000 }],
+      ['never heard from', { last_heartbeat_at: null }],
+    ])('runner_id of a runner %s → 409 RUNNER_UNAVAILABLE; without runner_id the pod is queued (the runner has the agent)', async (_why, overrides) => {
       const org = await freshOrg();
       const id = await insertRunner(t, org.org.id, overrides);
       const count = await podCount();
-      const body = expectError(await create({ agent_slug: agent, runner_id: id }, { key: org.key, org: org.slug }), 409, 'RUNNER_UNAVAILABLE');
+      const body = expectError(await create({ agent_slug: 'shell', runner_id: id }, { key: org.key, org: org.slug }), 409, 'RUNNER_UNAVAILABLE');
       expect(body.error).toContain(String(id));
-      expectError(await create({ agent_slug: agent }, { key: org.key, org: org.slug }), 503, 'NO_AVAILABLE_RUNNER');
+      expect(await podCount()).toBe(count);
+      const queued = await created(await create({ agent_slug: 'shell' }, { key: org.key, org: org.slug }));
+      expect(queued).toMatchObject({ status: 'queued', agent_slug: 'shell' });
+      expect(await detail(queued.pod_key, org.slug, org.key)).toMatchObject({ status: 'queued', runner_id: null, queue_position: 1 });
+    });
+
+    it.each<[string, string]>([
+      ['lacking the agent', '["shell"]'],
+      ['advertising no agents', '[]'],
+    ])('a runner %s: runner_id → 409 RUNNER_UNAVAILABLE; without runner_id → 503 NO_AVAILABLE_RUNNER, nothing written', async (_why, agents) => {
+      const org = await freshOrg();
+      const id = await insertRunner(t, org.org.id, { agents });
+      const count = await podCount();
+      const named = expectError(await create({ agent_slug: 'claude-code', runner_id: id }, { key: org.key, org: org.slug }), 409, 'RUNNER_UNAVAILABLE');
+      expect(named.error).toMatch(/does not have the agent "claude-code"/);
+      const body = expectError(await create({ agent_slug: 'claude-code' }, { key: org.key, org: org.slug }), 503, 'NO_AVAILABLE_RUNNER');
+      expect(body.error).toContain('claude-code');
       expect(await podCount()).toBe(count);
     });
 
-    it('a runner becomes full at max_pods active pods and frees a slot when one ends', async () => {
+    it('a full runner queues pods (for it, when named), and a slot that frees starts the oldest queued pod', async () => {
       const org = await freshOrg();
       const id = await insertRunner(t, org.org.id, { max_pods: 2 });
       const first = await createOk({ agent_slug: 'shell', runner_id: id }, { key: org.key, org: org.slug });
       await createOk({ agent_slug: 'shell' }, { key: org.key, org: org.slug });
-      expectError(await create({ agent_slug: 'shell', runner_id: id }, { key: org.key, org: org.slug }), 409, 'RUNNER_UNAVAILABLE');
-      expectError(await create({ agent_slug: 'shell' }, { key: org.key, org: org.slug }), 503, 'NO_AVAILABLE_RUNNER');
+      const named = await created(await create({ agent_slug: 'shell', runner_id: id }, { key: org.key, org: org.slug }));
+      const unnamed = await created(await create({ agent_slug: 'shell' }, { key: org.key, org: org.slug }));
+      expect([named.status, unnamed.status]).toEqual(['queued', 'queued']);
+      expect(await detail(named.pod_key, org.slug, org.key)).toMatchObject({ status: 'queued', runner_id: null, queue_position: 1 });
+      expect(await detail(unnamed.pod_key, org.slug, org.key)).toMatchObject({ status: 'queued', runner_id: null, queue_position: 2 });
+      const config = JSON.parse((await podRow(named.pod_key)).config) as { requested_runner_id: number | null };
+      expect(config.requested_runner_id).toBe(id);
+
       const end = await t.request({ method: 'POST', url: t.path(`/pods/${first}/terminate`, org.slug), key: org.key });
       expect(end.statusCode, end.body).toBe(200);
-      await createOk({ agent_slug: 'shell', runner_id: id }, { key: org.key, org: org.slug });
+      const started = await waitFor(async () => {
+        const pod = await detail(named.pod_key, org.slug, org.key);
+        return pod.status === 'initializing' ? pod : undefined;
+      });
+      expect(started).toMatchObject({ runner_id: id, queue_position: null });
+      expect(await detail(unnamed.pod_key, org.slug, org.key)).toMatchObject({ status: 'queued', queue_position: 1 });
     });
 
     it('a heartbeat just inside 30 s still counts as fresh', async () => {
@@ -600,15 +633,32 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       expect(await placed()).toBe(a); // a 2, b 3 (orphaned)
     });
 
-    it('concurrent creates never overfill a runner', async () => {
+    it('a custom agent (no runner can advertise one): any runner counts, so it runs or queues; 503 only when the org has no runner', async () => {
+      const org = await freshOrg();
+      const agent = await admin('POST', `/orgs/${org.slug}/agents`, { slug: 'own-bot', name: 'Own bot', command: 'own-bot' });
+      expect(agent.statusCode, agent.body).toBe(201);
+      expectError(await create({ agent_slug: 'own-bot' }, { key: org.key, org: org.slug }), 503, 'NO_AVAILABLE_RUNNER');
+      const id = await insertRunner(t, org.org.id, { agents: '[]', max_pods: 1 });
+      const running = await created(await create({ agent_slug: 'own-bot' }, { key: org.key, org: org.slug }));
+      expect(running.status).toBe('initializing');
+      expect((await detail(running.pod_key, org.slug, org.key)).runner_id).toBe(id);
+      const waiting = await created(await create({ agent_slug: 'own-bot' }, { key: org.key, org: org.slug }));
+      expect(waiting.status).toBe('queued');
+      // A built-in agent that runner does not advertise is still 503.
+      expectError(await create({ agent_slug: 'shell' }, { key: org.key, org: org.slug }), 503, 'NO_AVAILABLE_RUNNER');
+    });
+
+    it('concurrent creates never overfill a runner: the ones past max_pods are queued, in one queue without gaps', async () => {
       const org = await freshOrg();
       const id = await insertRunner(t, org.org.id, { max_pods: 3 });
       const results = await Promise.all(Array.from({ length: 10 }, () => create({ agent_slug: 'shell' }, { key: org.key, org: org.slug })));
-      const statuses = results.map((r) => r.statusCode).sort();
-      expect(statuses.filter((s) => s === 201)).toHaveLength(3);
-      expect(statuses.filter((s) => s === 503)).toHaveLength(7);
+      expect(results.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
       const onRunner = await t.store.db.selectFrom('pods').select('id').where('runner_id', '=', id).execute();
       expect(onRunner).toHaveLength(3);
+      const list = await t.request({ method: 'GET', url: t.path('/pods?status=queued', org.slug), key: org.key });
+      const queued = (list.json() as { pods: { queue_position: number; runner_id: number | null }[] }).pods;
+      expect(queued.map((pod) => pod.queue_position).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(queued.every((pod) => pod.runner_id === null)).toBe(true);
     });
   });
 

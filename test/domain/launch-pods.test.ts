@@ -78,33 +78,33 @@ describe.each(DATABASES)('launchPods on %s', (kind: DatabaseKind) => {
   const storedPods = async () =>
     (await ctx.store.db.selectFrom('pods').select(['key', 'runner_id']).where('org_id', '=', org.id).orderBy('id').execute()).map((p) => ({
       key: p.key,
-      runner_id: Number(p.runner_id),
+      runner_id: p.runner_id === null ? null : Number(p.runner_id),
     }));
 
-  it('places a burst against one reading of the loads: fewest pods first, up to max_pods, then NO_AVAILABLE_RUNNER', async () => {
+  it('places a burst against one reading of the loads: fewest pods first, up to max_pods, then queued without a runner', async () => {
     const a = await runner(2);
     const b = await runner(1);
     const results = await launchPods(ctx, org, [request(), request(), request(), request()]);
 
-    const placed = results.filter(isPod);
-    expect(placed.map((pod) => pod.runner_id)).toEqual([a.id, b.id, a.id]);
-    expect(results[3]).toBeInstanceOf(AppError);
-    expect(results[3]).toMatchObject({ code: 'NO_AVAILABLE_RUNNER' });
-    for (const pod of placed) expect(pod).toMatchObject({ org_id: org.id, agent_slug: 'shell', status: 'initializing', prompt: 'echo hi' });
-    expect(await storedPods()).toEqual(placed.map((pod) => ({ key: pod.key, runner_id: pod.runner_id })));
+    const pods = results.filter(isPod);
+    expect(pods.map((pod) => pod.runner_id)).toEqual([a.id, b.id, a.id, null]);
+    expect(pods.map((pod) => pod.status)).toEqual(['initializing', 'initializing', 'initializing', 'queued']);
+    for (const pod of pods) expect(pod).toMatchObject({ org_id: org.id, agent_slug: 'shell', prompt: 'echo hi' });
+    expect(await storedPods()).toEqual(pods.map((pod) => ({ key: pod.key, runner_id: pod.runner_id })));
 
-    // The runners are full now: a later request finds no place either.
+    // The runners are full now: a later request waits too, behind the first.
     const [later] = await launchPods(ctx, org, [request()]);
-    expect(later).toMatchObject({ code: 'NO_AVAILABLE_RUNNER' });
-    expect(await storedPods()).toHaveLength(3);
+    expect(later).toMatchObject({ status: 'queued', runner_id: null });
+    expect(await storedPods()).toHaveLength(5);
   });
 
   it('wakes the runner of each placed pod once, with that pod as stored, and no runner for a refused one', async () => {
     const a = await runner(1);
     const b = await runner(1);
     const results = await launchPods(ctx, org, [request(), request({ agent_slug: 'no-such-agent' }), request(), request()]);
-    const placed = results.filter(isPod);
+    const placed = results.filter(isPod).filter((pod) => pod.runner_id !== null);
     expect(placed.map((pod) => pod.runner_id)).toEqual([a.id, b.id]);
+    expect(results[3]).toMatchObject({ status: 'queued' });
     expect(woken).toEqual(placed.map((pod) => ({ runnerId: pod.runner_id, pod })));
     for (const { pod } of woken) expect(pod).toEqual(await findPodByKey(ctx.store.db, pod!.key));
   });
@@ -144,35 +144,40 @@ describe.each(DATABASES)('launchPods on %s', (kind: DatabaseKind) => {
     expect(results.map((pod) => (isPod(pod) ? pod.runner_id : pod.code))).toEqual([b.id, b.id, a.id, a.id]);
   });
 
-  it('a runner that is offline, or whose heartbeat is stale, gets nothing', async () => {
+  it('a runner that is offline, or whose heartbeat is stale, gets nothing: pods of an agent it has wait in the queue', async () => {
     const stale = await runner(5, { last_heartbeat_at: NOW - 31_000 });
     const offline = await runner(5, { status: 'offline' });
     const silent = await runner(5, { last_heartbeat_at: null });
-    const none = await launchPods(ctx, org, [request(), request()]);
-    expect(none.map((r) => (r as AppError).code)).toEqual(['NO_AVAILABLE_RUNNER', 'NO_AVAILABLE_RUNNER']);
-    expect(await storedPods()).toEqual([]);
+    const waiting = await launchPods(ctx, org, [request(), request()]);
+    expect(waiting.map((r) => (isPod(r) ? [r.status, r.runner_id] : r.code))).toEqual([
+      ['queued', null],
+      ['queued', null],
+    ]);
     expect(woken).toEqual([]);
 
+    // A runner comes: the next placement gives the queue its slots first, oldest first.
     const fresh = await runner(5);
     const results = await launchPods(ctx, org, [
-      request(),
       request(),
       request({ runner_id: stale.id }),
       request({ runner_id: offline.id }),
       request({ runner_id: silent.id }),
     ]);
-    expect(results.slice(0, 2)).toMatchObject([{ runner_id: fresh.id }, { runner_id: fresh.id }]);
-    expect(results[2]).toMatchObject({ code: 'RUNNER_UNAVAILABLE', message: expect.stringMatching(/heartbeat is stale/) });
-    expect(results[3]).toMatchObject({ code: 'RUNNER_UNAVAILABLE', message: expect.stringMatching(/offline/) });
-    expect(results[4]).toMatchObject({ code: 'RUNNER_UNAVAILABLE', message: expect.stringMatching(/heartbeat is stale/) });
-    expect((await storedPods()).map((pod) => pod.runner_id)).toEqual([fresh.id, fresh.id]);
+    expect(results[0]).toMatchObject({ runner_id: fresh.id, status: 'initializing' });
+    expect(results[1]).toMatchObject({ code: 'RUNNER_UNAVAILABLE', message: expect.stringMatching(/heartbeat is stale/) });
+    expect(results[2]).toMatchObject({ code: 'RUNNER_UNAVAILABLE', message: expect.stringMatching(/offline/) });
+    expect(results[3]).toMatchObject({ code: 'RUNNER_UNAVAILABLE', message: expect.stringMatching(/heartbeat is stale/) });
+    const stored = await storedPods();
+    expect(stored.map((pod) => pod.runner_id)).toEqual([fresh.id, fresh.id, fresh.id]);
+    // Woken: the two queued pods first (in their order), then the new one.
+    expect(woken.map((w) => w.pod!.key)).toEqual([...waiting.filter(isPod).map((pod) => pod.key), (results[0] as PodRow).key]);
   });
 
-  it('launchPod (one pod) returns the pod, and throws the AppError that refused it', async () => {
+  it('launchPod (one pod) returns the pod, and throws the AppError that refused it (503: no runner has the agent)', async () => {
     const a = await runner(1);
     const pod = await launchPod(ctx, org, request());
     expect(pod).toMatchObject({ runner_id: a.id, status: 'initializing' });
-    const refused = await launchPod(ctx, org, request()).catch((error: unknown) => error);
+    const refused = await launchPod(ctx, org, request({ agent_slug: 'claude-code' })).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ code: 'NO_AVAILABLE_RUNNER', status: 503 });
     expect(await storedPods()).toEqual([{ key: pod.key, runner_id: a.id }]);

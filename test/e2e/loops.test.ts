@@ -746,6 +746,21 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
       expect(two.argv.slice(-2)).toEqual(['--', 'continue the work']);
     });
 
+    it('session_persistence true, but the persistent workspace is gone: run 2 starts without --resume (the session is not there to resume)', async () => {
+      const loop = await createLoop({ name: 'Lost sandbox', slug: 'session-lost', agent_slug: 'claude-code', prompt_template: 'go on', sandbox_strategy: 'persistent', session_persistence: true, runner_id: sandboxed.runnerId });
+      const first = await trigger(loop.slug);
+      expect(await waitRun(loop.slug, first.id, ['completed', 'failed'])).toMatchObject({ status: 'completed' });
+      const [one] = records(loop.id);
+      // The sandbox is gone on the runner (cleaned up, or a new machine under the same runner).
+      fs.rmSync(path.join(sandboxed.workDir, 'persistent', `loop-${loop.id}`), { recursive: true, force: true });
+      const second = await trigger(loop.slug);
+      expect(await waitRun(loop.slug, second.id, ['completed', 'failed'])).toMatchObject({ status: 'completed' });
+      const [two, ...more] = records(loop.id);
+      expect(more).toEqual([]);
+      expect(two.argv).not.toContain('--resume');
+      expect(two.sessionId).not.toBe(one.sessionId);
+    });
+
     it('session_persistence false: run 2 starts a new session', async () => {
       const loop = await createLoop({ name: 'No sessions', slug: 'session-off', agent_slug: 'claude-code', prompt_template: 'start over', sandbox_strategy: 'persistent', session_persistence: false, runner_id: sandboxed.runnerId });
       await runTwice(loop.slug);
@@ -770,7 +785,16 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
       const done = await waitRun(loop.slug, run.id, ['completed', 'failed'], 20_000);
       expect(done).toMatchObject({ status: 'completed', error_message: null });
       expect(await getPod(done.pod_key!)).toMatchObject({ status: 'completed', error_message: null });
-      expect(records(loop.id).map((r) => r.env.DROVER_ITERATION)).toEqual(['1', '2']);
+      const [one, two] = records(loop.id);
+      expect([one.env.DROVER_ITERATION, two.env.DROVER_ITERATION]).toEqual(['1', '2']);
+      // Iteration 1: the task, then how to report; iteration 2 continues the agent's own session
+      // (the id iteration 1 printed) with a short continuation prompt instead of the task again.
+      expect(one.argv).not.toContain('--resume');
+      expect(one.argv.at(-1)).toMatch(/^iterate until done STAND_IN_DONE_AT=2\n\n---\nDrover runs this task unattended, in autopilot: this is iteration 1 of at most 5/);
+      expect(one.argv.at(-1)).toContain('DROVER_STATUS_FILE');
+      expect(two.argv[two.argv.indexOf('--resume') + 1]).toBe(one.sessionId);
+      expect(two.argv.at(-1)).toMatch(/^Continue the task \(Drover autopilot, iteration 2 of at most 5\)\. Your last report was "continue"/);
+      expect(two.argv.at(-1)).not.toContain('iterate until done');
     });
   });
 

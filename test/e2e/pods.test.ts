@@ -585,12 +585,15 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     const available = (await api('GET', `${ORG}/runners/available`)).body as { runners: { id: number }[] };
     expect(available.runners.map((r) => r.id)).toContain(runner.runnerId);
     expect(available.runners.map((r) => r.id)).not.toContain(small.runnerId);
+    // Named and full: the pod waits for that runner (contract §10), not counted on it.
     const full = await api('POST', `${ORG}/pods`, { agent_slug: 'shell', agentfile_layer: 'PROMPT "true"', runner_id: small.runnerId });
-    expect(full.status).toBe(409);
-    expect((full.body as ErrorBody).code).toBe('RUNNER_UNAVAILABLE');
-    expect((full.body as ErrorBody).error).toMatch(/full/);
+    expect(full.status, full.text).toBe(201);
+    const waiting = (full.body as { pod: { pod_key: string; status: string } }).pod;
+    expect(waiting.status).toBe('queued');
     const listed = ((await api('GET', `${ORG}/runners/${small.runnerId}`)).body as { runner: { pod_count: number } }).runner;
     expect(listed.pod_count).toBe(1);
+    expect((await api('POST', `${ORG}/pods/${waiting.pod_key}/terminate`)).status).toBe(200);
+    expect((await getPod(waiting.pod_key)).status).toBe('terminated');
     // Without runner_id the pod goes to a runner with room.
     const elsewhere = await createPod(layer('true'));
     expect((await waitStatus(elsewhere, ['completed', 'failed'])).runner_id).toBe(runner.runnerId);
@@ -608,7 +611,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
 });
 
 describe.each(DATABASES)('pods without any runner (%s)', (kind) => {
-  it('POST /pods is 503 NO_AVAILABLE_RUNNER; /runners and /runners/available are empty', async () => {
+  it('POST /pods is 503 NO_AVAILABLE_RUNNER (no runner has the agent); /runners and /runners/available are empty', async () => {
     const database = await createProcessTestDatabase(kind);
     try {
       const server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_LOG_LEVEL: 'warn' } });

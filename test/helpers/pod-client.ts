@@ -14,7 +14,11 @@ export interface PodDetail {
   status: string;
   exit_code: number | null;
   error_message: string | null;
-  runner_id: number;
+  runner_id: number | null;
+  queue_position: number | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
 }
 
 /** A heredoc PROMPT with the script, after the other directive lines. */

@@ -49,6 +49,7 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       callback_url: loop.callback_url,
       ...(grants(request.principal.scopes, 'loops:write') && ctx.secrets ? { callback_secret: ctx.secrets.decrypt(loop.callback_secret_encrypted) } : {}),
       autopilot_config: JSON.parse(loop.autopilot_config) as { max_iterations: number; iteration_timeout_sec: number },
+      agentfile_layer: loop.agentfile_layer,
       status: loop.status,
       next_run_at: isoOrNull(loop.next_run_at),
       last_run_at: isoOrNull((stats ?? NO_STATS).last_run_at),

@@ -10,7 +10,7 @@ import * as s from '../schemas/pods.ts';
 
 const tags = ['Pods'];
 
-export function podListItem(pod: PodRow) {
+export function podListItem(pod: PodRow, queuePosition: number | null = null) {
   return {
     key: pod.key,
     status: pod.status,
@@ -20,15 +20,16 @@ export function podListItem(pod: PodRow) {
     repository_id: pod.repository_id,
     branch: pod.branch,
     ...podResultsView(pod),
+    queue_position: queuePosition,
     created_at: iso(pod.created_at),
     updated_at: iso(pod.updated_at),
   };
 }
 
-function podDetail(pod: PodRow) {
+function podDetail(pod: PodRow, queuePosition: number | null) {
   const config = JSON.parse(pod.config) as PodConfig;
   return {
-    ...podListItem(pod),
+    ...podListItem(pod, queuePosition),
     ticket_slug: pod.ticket_slug,
     channel_id: pod.channel_id,
     sandbox_type: config.sandbox_type,
@@ -56,15 +57,18 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       async (request) => {
         const limit = clampLimit(request.query.limit ?? 20, 100);
         const offset = request.query.offset ?? 0;
-        const { rows, total } = await service.listPods(ctx, request.principal.org.id, { status: request.query.status }, { limit, offset });
-        return { pods: rows.map(podListItem), total, limit, offset };
+        const { rows, total, positions } = await service.listPods(ctx, request.principal.org.id, { status: request.query.status }, { limit, offset });
+        return { pods: rows.map((pod) => podListItem(pod, positions.get(pod.id) ?? null)), total, limit, offset };
       },
     );
 
     app.get(
       '/pods/:key',
       { config: { scope: 'pods:read' }, schema: { tags, operationId: 'getPod', summary: 'Get a pod', params: s.PodParams, response: { 200: Type.Object({ pod: Type.Ref('Pod') }), ...errorResponses() } } },
-      async (request) => ({ pod: podDetail(await service.getPod(ctx, request.principal.org.id, request.params.key)) }),
+      async (request) => {
+        const { pod, queuePosition } = await service.getPodWithPosition(ctx, request.principal.org.id, request.params.key);
+        return { pod: podDetail(pod, queuePosition) };
+      },
     );
 
     app.get(
@@ -80,7 +84,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       '/pods',
       {
         config: { scope: 'pods:write', idempotent: true },
-        schema: { tags, operationId: 'createPod', headers: IdempotencyHeaders, summary: 'Create a pod: an agent run on a runner', params: OrgParams, body: s.CreatePodBody, response: { 201: s.CreatedPod, ...errorResponses(409, 503) } },
+        schema: { tags, operationId: 'createPod', headers: IdempotencyHeaders, summary: 'Create a pod: an agent run on a runner, or queued until a runner slot frees (status `queued`)', params: OrgParams, body: s.CreatePodBody, response: { 201: s.CreatedPod, ...errorResponses(409, 503) } },
       },
       async (request, reply) => {
         const pod = await service.createPod(ctx, request.principal.org, request.body);

@@ -54,7 +54,7 @@ const fields = {
   prompt_variables: Variables,
   repository_id: Id,
   runner_id: Id,
-  branch_name: Text({ minLength: 1, maxLength: 200 }),
+  branch_name: Text({ minLength: 1, maxLength: 200, description: 'A git branch name, checked like an agentfile BRANCH (no whitespace, none of ~ ^ : ? * [ \\, no .., not starting with -): 400 otherwise' }),
   execution_mode: Type.Enum(EXECUTION_MODES),
   cron_expression: CronExpression,
   cron_timezone: CronTimezone,
@@ -65,6 +65,12 @@ const fields = {
   timeout_minutes: Type.Integer({ minimum: 1, maximum: 10_080 }),
   callback_url: CallbackUrl,
   autopilot_config: AutopilotConfig,
+  // Half a pod's: without a PROMPT a layer is a few lines, and the loop's body must fit in 1 MiB.
+  agentfile_layer: Text({
+    maxLength: 32 * 1024,
+    description:
+      "The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them.",
+  }),
 };
 const Name = NonBlank({ maxLength: 255 });
 const Template = Text({
@@ -95,6 +101,7 @@ export const CreateLoopBody = Type.Object(
     timeout_minutes: Type.Optional(fields.timeout_minutes),
     callback_url: Type.Optional(fields.callback_url),
     autopilot_config: Type.Optional(fields.autopilot_config),
+    agentfile_layer: Type.Optional(fields.agentfile_layer),
   },
   { additionalProperties: false, not: { required: ['agent_slug', 'custom_agent_slug'] }, description: AGENT_RULE },
 );
@@ -121,6 +128,7 @@ export const UpdateLoopBody = Type.Object(
     timeout_minutes: Type.Optional(fields.timeout_minutes),
     callback_url: Type.Optional(Nullable(CallbackUrl)),
     autopilot_config: Type.Optional(AutopilotConfig),
+    agentfile_layer: Type.Optional(Nullable(fields.agentfile_layer)),
   },
   {
     additionalProperties: false,
@@ -159,6 +167,7 @@ export const Loop = Type.Object(
     callback_url: Nullable(Type.String()),
     callback_secret: Type.Optional(Type.String({ description: 'only for keys holding loops:write' })),
     autopilot_config: Type.Object({ max_iterations: Type.Integer(), iteration_timeout_sec: Type.Integer() }),
+    agentfile_layer: Nullable(Type.String({ description: "the agentfile every run's pod gets; null when none" })),
     status: Type.Enum(['enabled', 'disabled']),
     next_run_at: Nullable(Timestamp),
     last_run_at: Nullable(Timestamp),

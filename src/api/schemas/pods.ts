@@ -28,11 +28,14 @@ const listFields = {
   key: Type.String(),
   status: PodStatus,
   agent_slug: Type.String(),
-  runner_id: Type.Integer(),
+  runner_id: Nullable(Type.Integer({ description: 'null while the pod is queued' })),
   prompt: Type.String(),
   repository_id: Nullable(Type.Integer()),
   branch: Nullable(Type.String()),
   ...resultFields,
+  queue_position: Nullable(
+    Type.Integer({ minimum: 1, description: "while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise" }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 };

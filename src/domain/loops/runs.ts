@@ -6,10 +6,10 @@ import { findOrgById } from '../../store/orgs.ts';
 import type { LoopRow, LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
-import type { AgentfileLayer } from '../pods/agentfile.ts';
 import type { PodConfig } from '../pods/model.ts';
 import { launchPods, type LaunchRequest } from '../pods/launch.ts';
 import { terminatePod } from '../pods/service.ts';
+import { loopLayer } from './agentfile.ts';
 import { announceRunEnd } from './callbacks.ts';
 import { MAX_QUEUED_RUNS, SLOT_RUN_STATUSES } from './model.ts';
 import { missingVariablesError, renderTemplate } from './template.ts';
@@ -33,7 +33,7 @@ async function finishRun(
   status: RunStatus,
   errorMessage: string | null,
   /** The pod that ended the run, when the run had not recorded it yet. */
-  pod: { pod_key?: string; runner_id?: number } = {},
+  pod: { pod_key?: string; runner_id?: number | null } = {},
 ): Promise<LoopRunRow | null> {
   const now = ctx.now();
   // The run as moved, not `run`: that may predate startRun storing the pod_key, and a pod missed
@@ -150,17 +150,24 @@ export async function triggerRun(
   return (await runs.findRunById(ctx.store.db, run.id))!;
 }
 
-/** The agentfile layer a run's pod gets from its loop. */
-function layerFor(loop: LoopRow, prompt: string): AgentfileLayer {
+/**
+ * The agentfile a run's pod gets: the loop's `agentfile_layer` (credentials, ENV, CONFIG), with the
+ * rendered prompt, the mode, the repository, the branch and the autopilot limits of the loop.
+ */
+function layerFor(loop: LoopRow, prompt: string): Pick<LaunchRequest, 'layer' | 'lines'> {
   const autopilot = JSON.parse(loop.autopilot_config) as { max_iterations: number; iteration_timeout_sec: number };
+  const own = loopLayer(loop.agentfile_layer);
   return {
-    prompt,
-    mode: loop.execution_mode,
-    config: { max_iterations: autopilot.max_iterations, iteration_timeout_sec: autopilot.iteration_timeout_sec },
-    repo: loop.repository_id === null ? null : { id: loop.repository_id },
-    branch: loop.branch_name,
-    credentials: [],
-    env: {},
+    layer: {
+      prompt,
+      mode: loop.execution_mode,
+      config: { ...own?.layer.config, max_iterations: autopilot.max_iterations, iteration_timeout_sec: autopilot.iteration_timeout_sec },
+      repo: loop.repository_id === null ? null : { id: loop.repository_id },
+      branch: loop.branch_name,
+      credentials: own?.layer.credentials ?? [],
+      env: own?.layer.env ?? {},
+    },
+    lines: own?.lines,
   };
 }
 
@@ -202,23 +209,31 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
   }
 }
 
-/** A run's pod: the loop's agent, runner, rendered prompt and mode, with its sandbox and session. */
+/**
+ * A run's pod: the loop's agent, runner, rendered prompt and agentfile, with its sandbox and
+ * session. A session is resumed only in the loop's persistent sandbox, where the agent keeps it
+ * (under the HOME of that sandbox): a fresh workspace has no session to resume.
+ */
 function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
   const persistent = loop.sandbox_strategy === 'persistent';
   return {
     input: { agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code', runner_id: loop.runner_id ?? undefined },
-    layer: layerFor(loop, run.resolved_prompt ?? ''),
+    ...layerFor(loop, run.resolved_prompt ?? ''),
     extras: {
       persistentKey: persistent ? `loop-${loop.id}` : null,
       keepWorkspace: false,
-      resumeSessionId: loop.session_persistence ? loop.last_session_id : null,
+      resumeSessionId: persistent && loop.session_persistence ? loop.last_session_id : null,
       preferRunnerId: persistent ? loop.sandbox_runner_id : null,
       loopRunId: run.id,
     },
   };
 }
 
-/** Records what launching a run's pod came to: the pod, a wait for a runner, or the run's failure. */
+/**
+ * Records what launching a run's pod came to: the pod (on a runner, or queued for one: the run is
+ * `pending` either way), a wait for a runner when no runner of the org has the agent (the sweeper
+ * tries again), or the run's failure.
+ */
 async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, pod: PodRow | AppError): Promise<void> {
   const db = ctx.store.db;
   if (pod instanceof AppError) {
@@ -229,8 +244,6 @@ async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, p
     }
     return;
   }
-  const movedSandbox = loop.sandbox_strategy === 'persistent' && loop.sandbox_runner_id !== pod.runner_id;
-  if (movedSandbox) await loops.setSandboxRunner(db, loop.id, pod.runner_id);
   // Guarded: the run may have been cancelled or replaced while its pod was being placed (it had no
   // pod_key then, so nobody terminated one); such a pod belongs to no active run and is stopped.
   if (!(await runs.attachPod(db, run.id, pod.key, pod.runner_id, ctx.now(), false))) {
@@ -239,8 +252,22 @@ async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, p
     });
     return;
   }
-  if (movedSandbox && loop.sandbox_runner_id !== null) {
-    await runs.updateRun(db, run.id, { error_message: `runner ${loop.sandbox_runner_id} of the persistent sandbox was unavailable; a fresh workspace was used` });
+  if (pod.runner_id === null) await runs.updateRun(db, run.id, { error_message: `waiting for a runner: its pod ${pod.key} is queued` });
+}
+
+/**
+ * A persistent loop's pod started on `runnerId`: that is where its sandbox lives from now on. When
+ * the loop's sandbox was on another runner (unavailable when the pod was placed), the run says that
+ * it started in a fresh workspace.
+ */
+async function followSandbox(ctx: DomainContext, runId: number, runnerId: number): Promise<void> {
+  const db = ctx.store.db;
+  const run = await runs.findRunById(db, runId);
+  const loop = run && (await loops.findLoopById(db, run.loop_id));
+  if (!loop || loop.sandbox_strategy !== 'persistent' || loop.sandbox_runner_id === runnerId) return;
+  await loops.setSandboxRunner(db, loop.id, runnerId);
+  if (loop.sandbox_runner_id !== null) {
+    await runs.updateRun(db, runId, { error_message: `runner ${loop.sandbox_runner_id} of the persistent sandbox was unavailable; a fresh workspace was used` });
   }
 }
 
@@ -263,9 +290,11 @@ async function endRun(
     const loop = run && (await loops.findLoopById(trx, run.loop_id));
     if (!run || !loop) return false;
     if (endedBy && run.pod_key !== null && run.pod_key !== endedBy.key) return false;
-    if (endedBy?.session_id) await loops.setLastSession(trx, loop.id, endedBy.session_id);
     const pod = endedBy && run.pod_key === null ? { pod_key: endedBy.key, runner_id: endedBy.runner_id } : {};
     const ended = await finishRun(trx, ctx, loop, run, from, status, message, pod);
+    // Only a completed run's session is resumed (contract §10): a failed, cancelled or timed-out
+    // one may have left its session anywhere.
+    if (ended && status === 'completed' && endedBy?.session_id) await loops.setLastSession(trx, loop.id, endedBy.session_id);
     // Ended before (cancelled while its pod was being placed): the record still names the pod.
     if (!ended && 'pod_key' in pod) await runs.updateRun(trx, run.id, pod);
     if (ended?.pod_key && status !== 'completed' && status !== 'failed') {
@@ -334,7 +363,9 @@ export async function followPod(ctx: DomainContext, pod: PodRow): Promise<void> 
       await terminatePod(ctx, pod.org_id, pod.key, `run ${runId} no longer owns this pod`).catch(() => {
         // Already ended.
       });
+      return;
     }
+    if (pod.runner_id !== null && (JSON.parse(pod.config) as PodConfig).persistent_key) await followSandbox(ctx, runId, pod.runner_id);
     return;
   }
   if (!['completed', 'failed', 'terminated'].includes(pod.status)) return;

@@ -8,7 +8,9 @@ import * as runners from '../../store/runners.ts';
 import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
+import { branchProblem } from '../pods/agentfile.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
+import { checkLoopLayer } from './agentfile.ts';
 import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
@@ -33,6 +35,8 @@ export interface LoopFields {
   timeout_minutes: number;
   callback_url: string | null;
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
+  /** The agentfile every run's pod gets (contract §10); null: none. */
+  agentfile_layer: string | null;
 }
 
 type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
@@ -67,6 +71,10 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
     const problem = callbackUrlProblem(fields.callback_url);
     if (problem) throw invalid('/callback_url', problem);
   }
+  // Checked like an agentfile BRANCH: a name git (and the runner) would refuse fails at the door, not in every run.
+  const branch = fields.branch_name === null ? null : branchProblem(fields.branch_name);
+  if (branch !== null) throw invalid('/branch_name', branch);
+  if (fields.agentfile_layer !== null) await checkLoopLayer(db, orgId, fields.agentfile_layer, fields.custom_agent_slug ?? fields.agent_slug ?? ctx.defaultAgent ?? 'claude-code');
   checkVariablesDepth('/prompt_variables', fields.prompt_variables);
   if (fields.cron_expression !== null) validateCron(fields.cron_expression, fields.cron_timezone);
   else validateTimezone(fields.cron_timezone);
@@ -93,6 +101,7 @@ function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' 
     timeout_minutes: fields.timeout_minutes,
     callback_url: fields.callback_url,
     autopilot_config: JSON.stringify(fields.autopilot_config),
+    agentfile_layer: fields.agentfile_layer,
   };
 }
 
@@ -122,6 +131,7 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     timeout_minutes: input.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
     callback_url: input.callback_url ?? null,
     autopilot_config: { ...DEFAULT_AUTOPILOT_CONFIG, ...(input.autopilot_config ?? {}) },
+    agentfile_layer: input.agentfile_layer || null,
   };
   await checkFields(ctx, orgId, fields);
   if (!ctx.secrets) throw new Error('creating loops needs the secret box (callback secrets are stored encrypted)');
@@ -174,6 +184,7 @@ function fieldsOf(loop: LoopRow): LoopFields {
     timeout_minutes: loop.timeout_minutes,
     callback_url: loop.callback_url,
     autopilot_config: JSON.parse(loop.autopilot_config) as LoopFields['autopilot_config'],
+    agentfile_layer: loop.agentfile_layer,
   };
 }
 
@@ -182,6 +193,7 @@ export async function updateLoop(ctx: DomainContext, orgId: number, slug: string
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   const current = fieldsOf(loop);
   const fields: LoopFields = { ...current, ...input, autopilot_config: { ...current.autopilot_config, ...(input.autopilot_config ?? {}) } };
+  if (input.agentfile_layer === '') fields.agentfile_layer = null;
   if (input.agent_slug != null && input.custom_agent_slug === undefined) fields.custom_agent_slug = null;
   if (input.custom_agent_slug != null && input.agent_slug === undefined) fields.agent_slug = null;
   if (fields.agent_slug === null && fields.custom_agent_slug === null) fields.agent_slug = ctx.defaultAgent ?? 'claude-code';

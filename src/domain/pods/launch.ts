@@ -11,7 +11,8 @@ import type { OrgRow } from '../../store/schema.ts';
 import { findTicketBySlug } from '../../store/tickets.ts';
 import { hashSecret } from '../auth/keys.ts';
 import type { DomainContext } from '../context.ts';
-import { isAvailable, pickRunner } from '../runners/selection.ts';
+import { capacityProblem, hasAgent, isAvailable, pickRunnerPreferring, queueProblem } from '../runners/selection.ts';
+import { placeQueued, wakePlaced } from './queue.ts';
 import { canonicalSlug } from '../tickets/model.ts';
 import { agentfileError, type AgentfileLayer, type AgentfileLines } from './agentfile.ts';
 import { isBuiltinAgentSlug, permissionModeProblem } from '../../agents/builtin.ts';
@@ -49,9 +50,11 @@ type Unplaced = Omit<PodsTable, 'id' | 'runner_id' | 'created_at' | 'updated_at'
 
 /**
  * Validates, places and records pods of one organization, and wakes their runners: each request
- * gets its pod or the AppError that refused it (an unknown reference, no runner free). They are
- * placed and recorded in one transaction, against one reading of the runners' loads, so a burst
- * (a cron slot firing hundreds of loops) costs one commit, not one per pod.
+ * gets its pod or the AppError that refused it (an unknown reference, no runner with the agent).
+ * They are placed and recorded in one transaction, against one reading of the runners' loads, so a
+ * burst (a cron slot firing hundreds of loops) costs one commit, not one per pod. The org's queue
+ * is placed first (queue.ts): a new pod takes no slot an older queued pod could use, and is itself
+ * `queued` when no runner can take it now but one could later (contract §10).
  */
 export async function launchPods(ctx: DomainContext, org: OrgRow, requests: LaunchRequest[]): Promise<(PodRow | AppError)[]> {
   const references = new References(ctx.store.db, org.id);
@@ -66,10 +69,11 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
   }
   if (prepared.every((p) => p instanceof AppError)) return prepared as AppError[];
 
-  const results = await ctx.store.transaction(async (trx) => {
+  const { results, promoted } = await ctx.store.transaction(async (trx) => {
     await runners.lockRunners(trx, ctx.store.kind, org.id);
     const candidates = await runners.listRunners(trx, org.id);
     const now = ctx.now();
+    const promoted = candidates.some((r) => capacityProblem(r, now) === null) ? await placeQueued(trx, ctx, org.id, candidates, now) : [];
     const placed: (PodRow | AppError)[] = [];
     for (const [i, pod] of prepared.entries()) {
       if (pod instanceof AppError) {
@@ -82,12 +86,19 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
         placed.push(runner);
         continue;
       }
+      const times = { created_at: now, updated_at: now };
+      if (runner === 'queued') {
+        const config: PodConfig = { ...(JSON.parse(pod.config) as PodConfig), requested_runner_id: input.runner_id ?? null, prefer_runner_id: extras?.preferRunnerId ?? null };
+        placed.push(await pods.insertPod(trx, { ...pod, status: 'queued', config: JSON.stringify(config), runner_id: null, ...times }));
+        continue;
+      }
       runner.pod_count++;
-      placed.push(await pods.insertPod(trx, { ...pod, runner_id: runner.id, created_at: now, updated_at: now }));
+      placed.push(await pods.insertPod(trx, { ...pod, runner_id: runner.id, ...times }));
     }
-    return placed;
+    return { results: placed, promoted };
   });
-  for (const pod of results) if (!(pod instanceof AppError)) await ctx.wakeRunner?.(pod.runner_id, pod);
+  await wakePlaced(ctx, promoted);
+  await wakePlaced(ctx, results.filter((pod): pod is PodRow => !(pod instanceof AppError)));
   return results;
 }
 
@@ -164,23 +175,31 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
   };
 }
 
-/** The runner for a pod (contract §4, Create), among the org's runners as loaded by this placement. */
+/**
+ * Where a new pod goes (contract §4 Create, §10 "Waiting for a runner"), among the org's runners as
+ * loaded by this placement: a runner with room, or `queued` when no runner can take it now but one
+ * could later. Asked for by id: that runner when it has room, queued for it when it is only full,
+ * 409 when it is offline, draining, silent or lacks the agent. Otherwise: 503 only when no runner of
+ * the org has the agent at all (every runner counts for a custom agent, which none can advertise).
+ */
 function place(
   candidates: RunnerWithCount[],
   agentSlug: string,
   runnerId: number | undefined,
   preferRunnerId: number | null,
   now: number,
-): RunnerWithCount | AppError {
+): RunnerWithCount | 'queued' | AppError {
   if (runnerId !== undefined) {
     const runner = candidates.find((r) => r.id === runnerId);
     if (!runner) return invalid('/runner_id', 'must be the id of a runner of this organization');
-    const why = isAvailable(runner, agentSlug, now);
-    return why === null ? runner : new AppError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot take this pod: ${why}`);
+    const why = queueProblem(runner, agentSlug, now);
+    if (why !== null) return new AppError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot take this pod: ${why}`);
+    return isAvailable(runner, agentSlug, now) === null ? runner : 'queued';
   }
-  const preferred = candidates.find((r) => r.id === preferRunnerId);
-  if (preferred && isAvailable(preferred, agentSlug, now) === null) return preferred;
-  return pickRunner(candidates, agentSlug, now) ?? new AppError('NO_AVAILABLE_RUNNER', `no online runner with free capacity has the agent "${agentSlug}"`);
+  const runner = pickRunnerPreferring(candidates, agentSlug, preferRunnerId, now);
+  if (runner) return runner;
+  if (candidates.some((r) => hasAgent(r, agentSlug))) return 'queued';
+  return new AppError('NO_AVAILABLE_RUNNER', `no runner of this organization has the agent "${agentSlug}"`);
 }
 
 /** The org's custom agents, repositories and channels that pods name, each looked up once per launch. */

@@ -74,12 +74,16 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
   });
 }
 
-/** The runner came back without a pod it should have, or never came back: the pod failed. */
-export async function podLost(ctx: DomainContext, pod: PodRow, reason: string): Promise<void> {
+/**
+ * The runner came back without a pod it should have, or never came back, or the pod waited in the
+ * queue too long (`from` ['queued']): the pod failed. Whether it did (it was still in one of `from`).
+ */
+export async function podLost(ctx: DomainContext, pod: PodRow, reason: string, from: readonly PodStatus[] = ACTIVE_STATUSES): Promise<boolean> {
   const now = ctx.now();
   const set = { status: 'failed' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
-  const changed = await pods.transitionPod(ctx.store.db, pod.id, ACTIVE_STATUSES, set);
-  if (changed) await afterEnd(ctx, { ...pod, ...set });
+  const ended = await pods.transitionPodRow(ctx.store.db, pod.id, from, set);
+  if (ended) await afterEnd(ctx, ended);
+  return ended !== undefined;
 }
 
 export async function podBackFromOrphan(ctx: DomainContext, pod: PodRow): Promise<void> {
@@ -94,18 +98,21 @@ export async function podBackFromOrphan(ctx: DomainContext, pod: PodRow): Promis
 export async function terminateOnServer(ctx: DomainContext, pod: PodRow, from: readonly PodStatus[], reason: string): Promise<PodRow | null> {
   const now = ctx.now();
   const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
-  if (!(await pods.transitionPod(ctx.store.db, pod.id, from, set))) return null;
-  const ended = { ...pod, ...set };
-  await ctx.wakeRunner?.(pod.runner_id, ended);
+  // The pod as it is now: one read while queued may have been given a runner since.
+  const ended = await pods.transitionPodRow(ctx.store.db, pod.id, from, set);
+  if (!ended) return null;
+  if (ended.runner_id !== null) await ctx.wakeRunner?.(ended.runner_id, ended);
   await afterEnd(ctx, ended);
   return ended;
 }
 
 /**
- * A pod has ended (`pod` as it is stored now, ended): its channel hears of it and followers (loops)
- * are told.
+ * A pod has ended (`pod` as it is stored now, ended): its runner's slot is free, its channel hears
+ * of it and followers (loops) are told.
  */
 async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
+  // A pod that had a runner held one of its slots: the queue may move (a queued pod held none).
+  if (pod.runner_id !== null) ctx.slotFreed?.(pod.org_id);
   await tellChannel(ctx, pod, `Pod ${pod.key} ${pod.status}${pod.error_message ? `: ${pod.error_message}` : ''}.`);
   await ctx.podChanged?.(pod);
 }

@@ -1,8 +1,9 @@
 import { randomBase62 } from '../auth/keys.ts';
 import type { PodStatus } from '../../store/schema-runners.ts';
 
-export const POD_STATUSES: readonly PodStatus[] = ['initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
-export const ACTIVE_STATUSES: readonly PodStatus[] = ['initializing', 'running', 'orphaned'];
+export const POD_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
+/** Active pods can be terminated; `queued` ones wait for a runner slot (contract §10) and hold none. */
+export const ACTIVE_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
 export const FINAL_STATUSES: readonly PodStatus[] = ['completed', 'failed', 'terminated'];
 
 /** What a pod was configured with (the agentfile's CONFIG plus defaults), stored as JSON. */
@@ -23,6 +24,10 @@ export interface PodConfig {
   resume_session_id: string | null;
   /** The loop run this pod executes, if any: the run follows the pod. */
   loop_run_id?: number | null;
+  /** A queued pod: the runner it was asked for (`runner_id` of the request), else any. */
+  requested_runner_id?: number | null;
+  /** A queued pod: the runner to take when it has room (a loop's persistent sandbox), else any. */
+  prefer_runner_id?: number | null;
 }
 
 export const DEFAULT_MAX_ITERATIONS = 10;

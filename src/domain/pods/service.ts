@@ -8,6 +8,7 @@ import { terminateOnServer } from './lifecycle.ts';
 import { parseAgentfileLayerWithLines } from './agentfile.ts';
 import { launchPod, type PodInput } from './launch.ts';
 import { ACTIVE_STATUSES } from './model.ts';
+import { queuePositions } from './queue.ts';
 
 export interface CreatePodInput extends PodInput {
   agentfile_layer?: string;
@@ -25,12 +26,19 @@ export async function getPod(ctx: DomainContext, orgId: number, key: string): Pr
   return pod;
 }
 
+/** GET /pods/:key: the pod, and its place in the queue while it is queued (else null). */
+export async function getPodWithPosition(ctx: DomainContext, orgId: number, key: string): Promise<{ pod: PodRow; queuePosition: number | null }> {
+  const pod = await getPod(ctx, orgId, key);
+  return { pod, queuePosition: (await queuePositions(ctx.store.db, [pod])).get(pod.id) ?? null };
+}
+
+/** GET /pods: a page, its total, and the queue positions of its queued pods (by pod id). */
 export async function listPods(ctx: DomainContext, orgId: number, filter: pods.PodFilter, page: { limit: number; offset: number }) {
   const [rows, total] = await Promise.all([
     pods.listPods(ctx.store.db, orgId, filter, page),
     pods.countPods(ctx.store.db, orgId, filter),
   ]);
-  return { rows, total };
+  return { rows, total, positions: await queuePositions(ctx.store.db, rows) };
 }
 
 /** Ends an active pod now (status `terminated`) and tells its runner to stop the process. */

@@ -8,7 +8,10 @@
  * - the script is named in the prompt as `mock-script:<name>` (the last user message naming one
  *   wins: a resumed session carries the earlier prompts too); none named: `default`;
  * - the turn is the number of tool results the conversation holds after that message: turn 0
- *   answers the prompt, turn 1 the first tool result, …; past the end, the last turn repeats.
+ *   answers the prompt, turn 1 the first tool result, …; past the end, the last turn repeats. A
+ *   later user message that continues the task (Drover's autopilot continuation prompt, which
+ *   names no script: the resumed session's first prompt still does) counts as one more, so a
+ *   script can span autopilot iterations.
  * Requests that offer no tools (titles, routers, summaries) are side requests: they get a short
  * text, never a turn of the script.
  */
@@ -30,6 +33,8 @@ export const DEFAULT_SCRIPTS: Record<string, Script> = {
 };
 
 export const SCRIPT_MARKER = /mock-script:([A-Za-z0-9_-]+)/g;
+/** Drover's autopilot continuation prompt (src/agents/autopilot.ts `continuationPrompt`). */
+export const CONTINUATION = /Continue the task \(Drover autopilot, iteration \d+/;
 
 /** The model's view of a conversation, whatever the wire format. */
 export interface Conversation {
@@ -71,7 +76,9 @@ export function chooseTurn(conversation: Conversation, scripts: Record<string, S
   if (conversation.tools.length === 0) return null;
   const { name, anchor } = scriptName(conversation);
   const script = scripts[name] ?? scripts.default;
-  const index = conversation.messages.slice(anchor + 1).reduce((n, m) => n + m.toolResults, 0);
+  const index = conversation.messages
+    .slice(anchor + 1)
+    .reduce((n, m) => n + m.toolResults + (m.role === 'user' && m.toolResults === 0 && CONTINUATION.test(m.text) ? 1 : 0), 0);
   return { script: name, index, turn: script[Math.min(index, script.length - 1)] };
 }
 
