@@ -524,6 +524,14 @@ export function summary(values: number[]): { n: number; p50: number; p90: number
 
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** An integer setting of a bench from the environment (`fallback` when unset), at least `min`. */
+export function envInt(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
 export function markdownTable(rows: Row[]): string {
   const cell = (s: string) => s.replaceAll('|', '\\|');
   const lines = ['| Metric | Value | Target | Result |', '|---|---|---|---|'];

@@ -28,6 +28,7 @@ import Database from 'better-sqlite3';
 import {
   CpuWindow,
   ORG,
+  envInt,
   expect,
   helperProcesses,
   loadAvgText,
@@ -50,12 +51,6 @@ import {
   type Row,
 } from './harness.ts';
 
-const num = (name: string, fallback: number, min = 1) => {
-  const raw = process.env[name];
-  const value = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-};
 const ms = (n: number) => `${Math.round(n)} ms`;
 
 /** Runs `task` over `items` with at most `limit` at a time. */
@@ -80,8 +75,8 @@ interface SlotRow {
 }
 
 async function cronFanOut(): Promise<Row[]> {
-  const count = num('BENCH_LOOPS', 500);
-  const externalRunners = num('BENCH_LOOPS_RUNNERS', 0, 0);
+  const count = envInt('BENCH_LOOPS', 500);
+  const externalRunners = envInt('BENCH_LOOPS_RUNNERS', 0, 0);
   const dataDir = makeTempDir('loops-cron');
   const runners: Child[] = [];
   try {
@@ -232,8 +227,8 @@ function cannon(url: string, headers: Record<string, string>, connections: numbe
 }
 
 async function triggerThroughput(): Promise<Row[]> {
-  const duration = num('BENCH_TRIGGER_DURATION', 10);
-  const connections = num('BENCH_TRIGGER_CONNECTIONS', 50);
+  const duration = envInt('BENCH_TRIGGER_DURATION', 10);
+  const connections = envInt('BENCH_TRIGGER_CONNECTIONS', 50);
   const dataDir = makeTempDir('loops-trigger');
   try {
     const server = await startServe({ name: 'drover-serve', dataDir, localRunner: true, nodeArgs: profileArgs('loops-trigger') });

@@ -17,8 +17,11 @@ import websocket from '@fastify/websocket';
 import { adminRoutes } from './api/routes/admin.ts';
 import { Agent as CustomAgent, adminAgentRoutes } from './api/routes/admin-agents.ts';
 import { RunnerToken, adminRunnerRoutes } from './api/routes/admin-runners.ts';
+import { adminOperationRoutes } from './api/routes/admin-operations.ts';
+import { OrgQuotas } from './api/schemas/operations.ts';
 import { podRoutes } from './api/routes/pods.ts';
 import { loopRoutes } from './api/routes/loops.ts';
+import { loopDeliveryRoutes } from './api/routes/loop-deliveries.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
 import { followPod } from './domain/loops/runs.ts';
 import { QueuePromoter } from './domain/pods/queue.ts';
@@ -41,6 +44,7 @@ import { validatorCompiler } from './api/validation.ts';
 import { Authenticator } from './domain/auth/authenticate.ts';
 import { AppError } from './errors.ts';
 import type { DomainContext } from './domain/context.ts';
+import type { Quotas } from './domain/quotas/model.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import type { Store } from './store/db.ts';
 
@@ -77,6 +81,8 @@ export interface AppOptions {
   publicUrl?: string | null;
   /** DROVER_DEFAULT_AGENT: the agent of loops that name none. */
   defaultAgent?: string;
+  /** Server-wide quota defaults (DROVER_ORG_MAX_*, DROVER_POD_OUTPUT_BYTES_PER_SEC); default: the built-in ones. */
+  quotas?: Quotas;
 }
 
 declare module 'fastify' {
@@ -96,11 +102,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     secrets: options.secrets,
     providerTimeoutMs: options.providerTimeoutMs,
     wakeRunner: (runnerId, pod) => gateway.wake(runnerId, pod),
+    runnerCommand: (runnerId, command) => gateway.command(runnerId, command),
     podChanged: (pod) => followPod(ctx, pod),
     slotFreed: (orgId) => podQueue.wake(orgId),
     apiKeyRevoked: (keyId) => authenticator.forget(keyId),
     orgChanged: (orgId) => authenticator.forgetOrg(orgId),
     defaultAgent: options.defaultAgent,
+    quotas: options.quotas,
   };
   const authenticator = new Authenticator(ctx);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -170,7 +178,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
   for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
-  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, loopSchemas.LoopRunFinishedEvent, CustomAgent, RunnerToken]) app.addSchema(schema);
+  for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, loopSchemas.LoopRunFinishedEvent, loopSchemas.WebhookDelivery, CustomAgent, RunnerToken, OrgQuotas]) app.addSchema(schema);
   await registerOpenApi(app);
 
   // Routes that take no query parameters refuse unknown ones, like those that take some.
@@ -218,6 +226,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await admin.register(adminRepositoryRoutes(ctx));
       await admin.register(adminRunnerRoutes(ctx));
       await admin.register(adminAgentRoutes(ctx));
+      await admin.register(adminOperationRoutes(ctx));
     },
     { prefix: '/api/v1/admin' },
   );
@@ -233,6 +242,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(podRoutes(ctx));
       await orgScoped.register(runnerRoutes(ctx));
       await orgScoped.register(loopRoutes(ctx));
+      await orgScoped.register(loopDeliveryRoutes(ctx));
     },
     { prefix: ORG_PREFIX },
   );
@@ -242,6 +252,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       registerOrgAuth(legacyLoops, { authenticator, limits });
       registerIdempotency(legacyLoops, ctx);
       await legacyLoops.register(loopRoutes(ctx));
+      await legacyLoops.register(loopDeliveryRoutes(ctx));
     },
     { prefix: '/api/v1/orgs/:org' },
   );

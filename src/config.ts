@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_QUOTAS, QUOTA_ENV, QUOTA_NAMES, type Quotas } from './domain/quotas/model.ts';
 import { parseSecretKey } from './domain/secrets.ts';
 import { LOG_FORMATS, type LogFormat } from './logger.ts';
 
@@ -47,6 +48,13 @@ export interface ServerConfig {
   readonly defaultAgent: string;
   /** DROVER_WEBHOOK_ALLOW_PRIVATE: let callbacks reach loopback and private addresses (false). */
   readonly webhookAllowPrivate: boolean;
+  /** DROVER_ORG_MAX_ACTIVE_PODS, DROVER_ORG_MAX_QUEUED_PODS, DROVER_ORG_MAX_LOOPS, DROVER_POD_OUTPUT_BYTES_PER_SEC (0: no limit). */
+  readonly quotas: Quotas;
+  /**
+   * DROVER_TEST_CRON_CLOCK_FILE, for tests only: the cron scheduler reads "now" (epoch ms) from this
+   * file instead of the system clock, so a test can step several processes through cron slots together.
+   */
+  readonly testCronClockFile: string | null;
 }
 
 export interface ServeFlags {
@@ -130,5 +138,7 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     cronTickMs: intFrom('DROVER_CRON_TICK_MS', env.DROVER_CRON_TICK_MS, 1000, 50),
     defaultAgent: env.DROVER_DEFAULT_AGENT?.trim() || 'claude-code',
     webhookAllowPrivate: boolFrom('DROVER_WEBHOOK_ALLOW_PRIVATE', env.DROVER_WEBHOOK_ALLOW_PRIVATE, false),
+    quotas: Object.freeze(Object.fromEntries(QUOTA_NAMES.map((name) => [name, intFrom(QUOTA_ENV[name], env[QUOTA_ENV[name]], DEFAULT_QUOTAS[name], 0)])) as Quotas),
+    testCronClockFile: env.DROVER_TEST_CRON_CLOCK_FILE?.trim() || null,
   });
 }

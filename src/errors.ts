@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   RESOURCE_IN_USE: 409,
   /** The request (headers and body) did not arrive in full within the request timeout. */
   REQUEST_TIMEOUT: 408,
+  NO_WEBHOOK_EVENT: 409,
+  DELIVERY_PENDING: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** An `Expect` header other than `100-continue`. */
@@ -28,6 +30,7 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   /** The request line and headers together exceed the server's limit. */
   HEADERS_TOO_LARGE: 431,
+  QUOTA_EXCEEDED: 429,
   INTERNAL: 500,
   PROVIDER_ERROR: 502,
   NO_AVAILABLE_RUNNER: 503,

@@ -37,6 +37,22 @@ function resolveAdminToken(config: ServerConfig, announce: (line: string) => voi
   return token;
 }
 
+/**
+ * DROVER_TEST_CRON_CLOCK_FILE: "now" for cron slots is the epoch-milliseconds number in this file,
+ * read on every tick, so a test can drive several server processes through cron slots together and
+ * faster than real time. A file that does not hold a number fails the tick (logged), never falls
+ * back to the real clock.
+ */
+function testClock(file: string): () => number {
+  const read = () => {
+    const value = Number(fs.readFileSync(file, 'utf8').trim());
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`DROVER_TEST_CRON_CLOCK_FILE ${file} does not hold a time in epoch milliseconds`);
+    return value;
+  };
+  read(); // a missing or malformed file stops the start
+  return read;
+}
+
 /** `drover serve`: open the store, migrate, bootstrap, listen; stop cleanly on SIGTERM/SIGINT. */
 export async function startServer(config: ServerConfig, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
   prepareDataDir(config.dataDir);
@@ -65,7 +81,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     );
   }
   const secrets = new SecretBox(secretKey.key);
-  const ctx: DomainContext = { store, now: Date.now, secrets, providerTimeoutMs: config.providerTimeoutMs };
+  const ctx: DomainContext = { store, now: Date.now, secrets, providerTimeoutMs: config.providerTimeoutMs, quotas: config.quotas };
 
   const bootstrap = await bootstrapIfEmpty(ctx);
   if (bootstrap) {
@@ -90,6 +106,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     notifier,
     publicUrl: config.publicUrl,
     defaultAgent: config.defaultAgent,
+    quotas: config.quotas,
   });
   const housekeeping = new Housekeeping(ctx, app.log);
   const sweeper = new LivenessSweeper(
@@ -97,7 +114,12 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs, queueTimeoutMs: config.podQueueTimeoutMs },
     app.log,
   );
-  const cron = new CronScheduler(app.drover.ctx, { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs }, app.log);
+  const cron = new CronScheduler(
+    app.drover.ctx,
+    { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs, now: config.testCronClockFile ? testClock(config.testCronClockFile) : undefined },
+    app.log,
+  );
+  if (config.testCronClockFile) app.log.warn({ file: config.testCronClockFile }, 'DROVER_TEST_CRON_CLOCK_FILE is set: cron slots follow the time in this file, not the clock (for tests only)');
   const webhooks = new WebhookSender(app.drover.ctx, {
     allowPrivate: config.webhookAllowPrivate,
     log: app.log,

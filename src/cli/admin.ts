@@ -188,7 +188,41 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     method: 'DELETE',
     path: (f) => `/orgs/${org(f)}/agents/${seg(f.slug)}`,
   },
+  'runners list': { summary: "list an organization's runners", required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/runners` },
+  'runners delete': {
+    summary: 'delete a runner: its credential is revoked at once, its link closed, its active pods failed',
+    required: ['org', 'id'],
+    method: 'DELETE',
+    path: (f) => `/orgs/${org(f)}/runners/${encodeURIComponent(f.id!)}`,
+  },
+  'runners rotate': {
+    summary: 'give a connected runner a new credential (it stores it; the old one stops working)',
+    required: ['org', 'id'],
+    method: 'POST',
+    path: (f) => `/orgs/${org(f)}/runners/${encodeURIComponent(f.id!)}/rotate-credential`,
+  },
+  'quotas get': { summary: "show an organization's quotas (its overrides, the server defaults, what applies)", required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/quotas` },
+  'quotas set': {
+    summary: 'override quotas of an organization: a number (0: no limit) or "default" for the server default',
+    required: ['org'],
+    optional: ['max-active-pods', 'max-queued-pods', 'max-loops', 'pod-output-bytes-per-sec'],
+    method: 'PATCH',
+    path: (f) => `/orgs/${org(f)}/quotas`,
+    body: (f) =>
+      Object.fromEntries(
+        ['max-active-pods', 'max-queued-pods', 'max-loops', 'pod-output-bytes-per-sec']
+          .filter((flag) => f[flag] !== undefined)
+          .map((flag) => [flag.replaceAll('-', '_'), quotaValue(String(f[flag]))]),
+      ),
+  },
 };
+
+/** A quota flag's value: "default" (back to the server's default) or a whole number. */
+function quotaValue(raw: string): number | string | null {
+  if (raw === 'default') return null;
+  // Anything but a plain number goes to the server as written, so the API's own message names the problem.
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
 
 const COMMON_FLAGS = [
   'Common flags: --server <url> (default $DROVER_SERVER_URL or http://127.0.0.1:7070),',

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { RunnerDaemon } from '../runner/daemon.ts';
+import { EXIT_REVOKED, RunnerDaemon } from '../runner/daemon.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../runner/sandbox/index.ts';
 import type { LocalRunnerMessage } from '../runner/local.ts';
 
@@ -49,13 +49,23 @@ const pathList = (raw: string | undefined): string[] => (raw ?? '').split(':').f
 export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const server = flags.server ?? env.DROVER_SERVER_URL;
   if (!server) throw new Error('--server <url> is required (or DROVER_SERVER_URL)');
+  const servers = server.split(',').map((url) => url.trim()).filter(Boolean);
+  for (const url of servers) if (!/^https?:\/\/[^\s/]/.test(url)) throw new Error(`--server: "${url}" is not an http(s) URL`);
   const workDir = path.resolve(flags['work-dir'] ?? env.DROVER_RUNNER_WORK_DIR ?? './.drover-runner');
-  const daemon = new RunnerDaemon({
-    server,
+  let stopping: Promise<void> | null = null;
+  const daemon: RunnerDaemon = new RunnerDaemon({
+    server: servers,
     token: flags.token ?? env.DROVER_RUNNER_TOKEN ?? null,
     name: flags.name,
-    labels: flags.labels ? flags.labels.split(',').map((l) => l.trim()).filter(Boolean) : [],
-    maxPods: positiveInt('max-pods', flags['max-pods'], 4),
+    // Absent flags keep what the work dir remembers (src/runner/daemon.ts, resolveSettings).
+    labels: flags.labels === undefined ? undefined : flags.labels.split(',').map((l) => l.trim()).filter(Boolean),
+    maxPods: flags['max-pods'] === undefined ? undefined : positiveInt('max-pods', flags['max-pods'], 4),
+    onRevoked: () => {
+      // Its pods were failed by the server; stop what still runs here, and exit for good.
+      // Set first: the process may also end on its own once the last handle has closed.
+      process.exitCode = EXIT_REVOKED;
+      stopping ??= daemon.shutdown().finally(() => process.exit(EXIT_REVOKED));
+    },
     workDir,
     sandbox: sandboxMode(flags.sandbox ?? env.DROVER_RUNNER_SANDBOX),
     sandboxHidden: pathList(env.DROVER_SANDBOX_HIDE),
@@ -81,7 +91,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
-  process.stderr.write(`runner connecting to ${server} (work dir ${workDir}, pod sandbox: ${daemon.sandboxMode})\n`);
+  process.stderr.write(`runner connecting to ${servers.join(', ')} (work dir ${workDir}, pod sandbox: ${daemon.sandboxMode})\n`);
 }
 
 /**

@@ -16,13 +16,14 @@ Options:
 
 The server's environment variables are listed by "drover --help".`;
 
-export const RUNNER_USAGE = `Usage: drover runner --server URL --token TOKEN [options]
+export const RUNNER_USAGE = `Usage: drover runner --server URL[,URL…] --token TOKEN [options]
 
 Runs a runner: it registers once with the registration token, then keeps its own credential in
 its work directory and dials out to the server (it works behind NAT). SIGTERM drains it.
 
 Options:
-  --server URL           the server (default $DROVER_SERVER_URL); required
+  --server URL[,URL…]    the server (default $DROVER_SERVER_URL); required. Several URLs: replicas
+                         of one server, tried in turn when a connection fails or is lost
   --token TOKEN          a registration token (default $DROVER_RUNNER_TOKEN); needed only the first time
   --name NAME            the runner's name (default: the host name)
   --labels A,B           labels
@@ -105,6 +106,11 @@ Environment of serve:
   DROVER_DEFAULT_AGENT    the agent of loops that name none (claude-code)
   DROVER_WEBHOOK_ALLOW_PRIVATE    true: callbacks may reach loopback and private addresses (false)
   DROVER_POD_QUEUE_TIMEOUT_MINUTES        a pod waiting for a runner fails after this long (60)
+  DROVER_ORG_MAX_ACTIVE_PODS      an organization's active pods; more wait queued (100; 0: no limit)
+  DROVER_ORG_MAX_QUEUED_PODS      an organization's queued pods; more are 429 (1000; 0: no limit)
+  DROVER_ORG_MAX_LOOPS    an organization's loops; more are 429 (500; 0: no limit)
+  DROVER_POD_OUTPUT_BYTES_PER_SEC a pod's output rate; the excess is dropped (1048576; 0: no limit)
+  DROVER_TEST_CRON_CLOCK_FILE     tests only: the cron scheduler reads "now" (epoch ms) from this file
 
 Environment of runner:
   DROVER_SERVER_URL       as --server (also the server of "drover admin")

@@ -265,6 +265,252 @@ export interface paths {
         patch: operations["updateCustomAgent"];
         trace?: never;
     };
+    "/api/v1/admin/orgs/{org}/runners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an organization's runners */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the organization's slug */
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            runners: components["schemas"]["Runner"][];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/runners/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a runner: its credential is revoked at once, its link closed and its active pods failed */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/runners/{id}/rotate-credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a connected runner a new credential over its link; the old one stops working once the runner has stored it */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    org: string;
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            runner: components["schemas"]["Runner"];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's quotas: its overrides, the server defaults and what applies */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the organization's slug */
+                    org: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            quotas: components["schemas"]["OrgQuotas"];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change an organization's quotas (null: back to the server default; 0: no limit) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the organization's slug */
+                    org: string;
+                };
+                cookie?: never;
+            };
+            /** @description the quotas to change; null returns one to the server default, 0 means no limit */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        max_active_pods?: number | null;
+                        max_queued_pods?: number | null;
+                        max_loops?: number | null;
+                        pod_output_bytes_per_sec?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            quotas: components["schemas"]["OrgQuotas"];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        trace?: never;
+    };
     "/api/v1/runner/register": {
         parameters: {
             query?: never;
@@ -757,6 +1003,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/runs/{run_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's callback deliveries and their attempts, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 20, values above 100 are clamped */
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description the organization's slug */
+                    org: string;
+                    slug: string;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/loops/{slug}/runs/{run_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a new delivery of the run's callback event (same body and webhook-id) to the loop's callback_url */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the organization's slug */
+                    org: string;
+                    slug: string;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            /** @description no body, or {} */
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orgs/{org}/loops": {
         parameters: {
             query?: never;
@@ -896,6 +1259,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/orgs/{org}/loops/{slug}/runs/{run_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's callback deliveries and their attempts, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default 20, values above 100 are clamped */
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description the organization's slug */
+                    org: string;
+                    slug: string;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{org}/loops/{slug}/runs/{run_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a new delivery of the run's callback event (same body and webhook-id) to the loop's callback_url */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description the organization's slug */
+                    org: string;
+                    slug: string;
+                    run_id: number;
+                };
+                cookie?: never;
+            };
+            /** @description no body, or {} */
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        "x-request-id": components["headers"]["X-Request-Id"];
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                429: components["responses"]["Error429"];
+                500: components["responses"]["Error500"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "loop.run.finished": {
@@ -974,7 +1454,7 @@ export interface components {
             /** @description A human sentence */
             error: string;
             /** @enum {unknown} */
-            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "RESOURCE_IN_USE" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPECTATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER" | "SERVICE_UNAVAILABLE";
+            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "RESOURCE_IN_USE" | "REQUEST_TIMEOUT" | "NO_WEBHOOK_EVENT" | "DELIVERY_PENDING" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPECTATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "QUOTA_EXCEEDED" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER" | "SERVICE_UNAVAILABLE";
             /** @description Also sent as the X-Request-Id header; the server log names it */
             request_id: string;
             /** @description validation errors: the field (JSON pointer in a body, name of a parameter) and why */
@@ -1443,6 +1923,44 @@ export interface components {
                 run: components["schemas"]["Run"];
             };
         };
+        WebhookDelivery: {
+            id: number;
+            /** @description the `webhook-id` header: the same for the event and its redeliveries */
+            webhook_id: string;
+            url: string;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            attempt_count: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             */
+            updated_at: string;
+            /** @description newest first */
+            attempts: {
+                /** @description 1 for the first attempt of this delivery */
+                attempt: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC with milliseconds
+                 */
+                attempted_at: string;
+                status_code: number | null;
+                /** @description why it did not count as delivered (HTTP status, timeout, refused address, …); null on a 2xx */
+                error: string | null;
+                duration_ms: number;
+            }[];
+        };
         CustomAgent: {
             id: number;
             slug: string;
@@ -1479,6 +1997,28 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             created_at: string;
+        };
+        /** @description overrides: this organization’s own values (null: the server default); 0 means no limit */
+        OrgQuotas: {
+            org: string;
+            overrides: {
+                max_active_pods: number | null;
+                max_queued_pods: number | null;
+                max_loops: number | null;
+                pod_output_bytes_per_sec: number | null;
+            };
+            defaults: {
+                max_active_pods: number;
+                max_queued_pods: number;
+                max_loops: number;
+                pod_output_bytes_per_sec: number;
+            };
+            effective: {
+                max_active_pods: number;
+                max_queued_pods: number;
+                max_loops: number;
+                pod_output_bytes_per_sec: number;
+            };
         };
     };
     responses: {

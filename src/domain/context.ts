@@ -1,5 +1,6 @@
 import type { Store } from '../store/db.ts';
 import type { PodRow } from '../store/schema-runners.ts';
+import type { Quotas } from './quotas/model.ts';
 import type { SecretBox } from './secrets.ts';
 
 /** What domain services need from the outside world, passed explicitly. */
@@ -18,6 +19,11 @@ export interface DomainContext {
    * all of it, or, with a pod (as just stored), that one pod (placed on the runner, or to be stopped).
    */
   readonly wakeRunner?: (runnerId: number, pod?: PodRow) => Promise<void>;
+  /**
+   * Asks whichever replica holds the runner's link to close it for good (`revoke`: the runner was
+   * deleted) or to hand the runner a new credential (`rotate`).
+   */
+  readonly runnerCommand?: (runnerId: number, command: 'revoke' | 'rotate') => Promise<void>;
   /** An API key was revoked (this replica stops trusting cached verifications of it). */
   readonly apiKeyRevoked?: (keyId: number) => void;
   /** An organization was changed (this replica stops using cached copies of it). */
@@ -34,4 +40,6 @@ export interface DomainContext {
    * connected): queued pods are placed soon (domain/pods/queue.ts). Returns at once.
    */
   readonly slotFreed?: (orgId: number) => void;
+  /** The server-wide quota defaults (DROVER_ORG_MAX_*, DROVER_POD_OUTPUT_BYTES_PER_SEC); absent: the built-in ones. */
+  readonly quotas?: Quotas;
 }

@@ -4,14 +4,26 @@ import type { WebSocket } from 'ws';
 import type { DomainContext } from '../domain/context.ts';
 import { podBackFromOrphan, podFinished, podLost, podStarted } from '../domain/pods/lifecycle.ts';
 import { ACTIVE_STATUSES } from '../domain/pods/model.ts';
+import { PodOutputSink } from '../domain/pods/output.ts';
 import { podSpec } from '../domain/pods/spec.ts';
+import { hashSecret } from '../domain/auth/keys.ts';
+import { newRunnerCredential } from '../domain/runners/service.ts';
 import { findOrgById } from '../store/orgs.ts';
 import * as pods from '../store/pods.ts';
-import { appendPodOutput } from '../store/pod-output.ts';
 import * as runners from '../store/runners.ts';
 import type { PodRow, RunnerRow } from '../store/schema-runners.ts';
-import type { RunnerNotifier } from './notifier.ts';
-import { HEARTBEAT_INTERVAL_MS, decodeRunnerMessage, encode, sendCoalesced, type PodReport, type RunnerMessage, type ServerBody } from './protocol.ts';
+import type { RunnerCommand, RunnerNotifier } from './notifier.ts';
+import {
+  CLOSE_REVOKED,
+  HEARTBEAT_INTERVAL_MS,
+  credentialFingerprint,
+  decodeRunnerMessage,
+  encode,
+  sendCoalesced,
+  type PodReport,
+  type RunnerMessage,
+  type ServerBody,
+} from './protocol.ts';
 
 /**
  * The server side of runner links on this replica. Each runner's socket is held by one replica;
@@ -36,7 +48,18 @@ export class RunnerGateway {
       if (pod) void link.settlePod(pod);
       else void link.reconcile(null);
     });
+    notifier.subscribeCommands((runnerId, command) => {
+      const link = this.links.get(runnerId);
+      if (!link) return;
+      if (command === 'revoke') link.revoke();
+      else link.rotateCredential();
+    });
   }
+
+  /** Asks whichever replica holds the runner's link to close it for good, or to give it a new credential. */
+  command = async (runnerId: number, command: RunnerCommand): Promise<void> => {
+    await this.notifier.command(runnerId, command);
+  };
 
   /** Asks whichever replica holds the runner to reconcile it now (or just the pod given). */
   wake = async (runnerId: number, pod?: PodRow): Promise<void> => {
@@ -94,6 +117,10 @@ class RunnerLink {
   private orgSlugRead: Promise<string> | null = null;
   /** Resolves once the socket has closed and the disconnect is queued. */
   private readonly closed: Promise<void>;
+  private readonly output: PodOutputSink;
+  /** A credential sent to the runner that it has not confirmed storing yet. */
+  private pendingCredential: { hash: string; fingerprint: string } | null = null;
+  private outputLimitSent: number | null = null;
 
   constructor(
     private readonly ctx: DomainContext,
@@ -105,9 +132,11 @@ class RunnerLink {
   ) {
     let markClosed!: () => void;
     this.closed = new Promise((resolve) => (markClosed = resolve));
+    this.output = new PodOutputSink(ctx, runner, Date.now, (error) => this.log.error({ err: error }, 'writing pod output failed'));
     socket.on('message', (data) => this.enqueue(() => this.handle(String(data))));
     socket.on('close', () => {
       this.onGone();
+      this.enqueue(() => this.output.flushAll());
       this.enqueue(() => runners.markDisconnected(this.ctx.store.db, this.runner.id, this.connectionId, this.ctx.now()));
       markClosed();
     });
@@ -139,6 +168,34 @@ class RunnerLink {
     } while (settled !== this.queue);
   }
 
+  /** Tells the runner its organization's output quota, when it is new to the runner (after hello, then when it changes). */
+  private async sendOutputLimit(): Promise<void> {
+    const limit = await this.output.limit();
+    if (limit === this.outputLimitSent) return;
+    this.outputLimitSent = limit;
+    this.send({ type: 'output_limit', bytes_per_sec: limit });
+  }
+
+  /** The runner was deleted: its link closes with a code that tells it not to come back. */
+  revoke(): void {
+    this.log.info('runner deleted: closing its link');
+    this.close(CLOSE_REVOKED, 'this runner was deleted and its credential revoked');
+  }
+
+  /**
+   * Sends the runner a new credential. The stored one changes only once the runner confirms that it
+   * has written the new one to its work dir, so a runner that dies in between keeps a credential
+   * that works.
+   */
+  rotateCredential(): void {
+    this.enqueue(async () => {
+      if (!this.greeted) return;
+      const credential = newRunnerCredential();
+      this.pendingCredential = { hash: hashSecret(credential), fingerprint: credentialFingerprint(credential) };
+      this.send({ type: 'rotate_credential', credential });
+    });
+  }
+
   private async handle(raw: string): Promise<void> {
     let message: RunnerMessage;
     try {
@@ -158,7 +215,7 @@ class RunnerLink {
       case 'hello': {
         this.greeted = true;
         this.draining = message.draining;
-        await runners.markConnected(
+        const current = await runners.markConnected(
           db,
           this.runner.id,
           {
@@ -174,9 +231,14 @@ class RunnerLink {
           },
           now,
         );
+        if (!current) {
+          this.revoke();
+          return;
+        }
         this.send({ type: 'welcome', runner_id: this.runner.id, heartbeat_interval_ms: HEARTBEAT_INTERVAL_MS });
         // Its slots (maybe more of them than before) are there for the queue.
         if (!message.draining) this.ctx.slotFreed?.(this.runner.org_id);
+        await this.sendOutputLimit();
         for (const result of message.finished) {
           await podFinished(this.ctx, this.runner.id, result);
           this.send({ type: 'ack_exit', key: result.key });
@@ -187,26 +249,44 @@ class RunnerLink {
       case 'heartbeat':
         if (this.draining && !message.draining) this.ctx.slotFreed?.(this.runner.org_id);
         this.draining = message.draining;
-        await runners.recordHeartbeat(db, this.runner.id, this.connectionId, message.draining ? 'draining' : 'online', now);
+        if (!(await runners.recordHeartbeat(db, this.runner.id, this.connectionId, message.draining ? 'draining' : 'online', now))) {
+          // Not the runner's current connection any more: deleted (a revoke notice that was lost), or replaced.
+          const row = await runners.findRunnerById(db, this.runner.id);
+          if (!row || row.deleted_at !== null) {
+            this.revoke();
+            return;
+          }
+        }
+        await this.sendOutputLimit();
         await this.reconcile(message.pods);
         return;
       case 'pod_started':
         this.known.add(message.key);
         await podStarted(this.ctx, this.runner.id, message.key);
         return;
-      case 'pod_output': {
-        const pod = await pods.findPodByKey(db, message.key);
+      case 'pod_output':
         // PostgreSQL text cannot hold NUL (the whole chunk would be refused and lost): NUL shows
         // as U+FFFD, like the bytes that are not UTF-8.
-        if (pod && pod.runner_id === this.runner.id) await appendPodOutput(db, pod.id, message.data.replaceAll('\0', '\uFFFD'));
+        await this.output.write(message.key, message.data.replaceAll('\0', '\uFFFD'));
         return;
-      }
       case 'pod_exited':
         this.known.delete(message.result.key);
         this.startSentAt.delete(message.result.key);
+        // Its output is written whole before the pod shows as ended.
+        await this.output.finished(message.result.key);
         await podFinished(this.ctx, this.runner.id, message.result);
         this.send({ type: 'ack_exit', key: message.result.key });
         return;
+      case 'credential_stored': {
+        const pending = this.pendingCredential;
+        if (!pending || pending.fingerprint !== message.fingerprint) {
+          this.log.warn('the runner confirmed a credential this link did not send; ignored');
+          return;
+        }
+        this.pendingCredential = null;
+        if (await runners.replaceCredential(db, this.runner.id, pending.hash, now)) this.log.info('runner credential rotated');
+        return;
+      }
     }
   }
 

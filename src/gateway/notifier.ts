@@ -12,19 +12,34 @@ import { notify } from '../store/notify.ts';
 export interface RunnerNotifier {
   publish(runnerId: number, pod?: PodRow): Promise<void>;
   subscribe(handler: RunnerWorkHandler): void;
+  /** Tells whichever replica holds the runner's link to carry out an administrator's command. */
+  command(runnerId: number, command: RunnerCommand): Promise<void>;
+  subscribeCommands(handler: RunnerCommandHandler): void;
   close(): Promise<void>;
 }
 
 /** The pod as it was stored when published (in one process), or its key (across replicas), or null for all. */
 export type RunnerWorkHandler = (runnerId: number, pod: PodRow | string | null) => void;
 
-/** The NOTIFY payload: `<runner id>` or `<runner id> <pod key>` (pod keys hold no spaces). */
+/** `revoke`: the runner was deleted, close its link; `rotate`: send it a new credential. */
+export type RunnerCommand = 'revoke' | 'rotate';
+export type RunnerCommandHandler = (runnerId: number, command: RunnerCommand) => void;
+const COMMANDS: readonly string[] = ['revoke', 'rotate'] satisfies RunnerCommand[];
+
+/**
+ * The NOTIFY payload: `<runner id>` or `<runner id> <pod key>` (pod keys hold no spaces), or
+ * `<runner id> !<command>` (pod keys hold no `!`).
+ */
 const encodeWork = (runnerId: number, podKey?: string) => (podKey ? `${runnerId} ${podKey}` : String(runnerId));
 
-function decodeWork(payload: string): [number, string | null] | null {
-  const [id, podKey] = payload.split(' ');
+type Decoded = { runnerId: number; podKey: string | null } | { runnerId: number; command: RunnerCommand };
+
+function decodeWork(payload: string): Decoded | null {
+  const [id, rest] = payload.split(' ');
   const runnerId = Number(id);
-  return Number.isInteger(runnerId) ? [runnerId, podKey || null] : null;
+  if (!Number.isInteger(runnerId)) return null;
+  if (rest?.startsWith('!')) return COMMANDS.includes(rest.slice(1)) ? { runnerId, command: rest.slice(1) as RunnerCommand } : null;
+  return { runnerId, podKey: rest || null };
 }
 
 /** One process (SQLite): an event emitter. */
@@ -36,6 +51,12 @@ export class InProcessNotifier implements RunnerNotifier {
   subscribe(handler: RunnerWorkHandler): void {
     this.events.on('work', handler);
   }
+  async command(runnerId: number, command: RunnerCommand): Promise<void> {
+    this.events.emit('command', runnerId, command);
+  }
+  subscribeCommands(handler: RunnerCommandHandler): void {
+    this.events.on('command', handler);
+  }
   async close(): Promise<void> {
     this.events.removeAllListeners();
   }
@@ -44,6 +65,7 @@ export class InProcessNotifier implements RunnerNotifier {
 /** PostgreSQL: NOTIFY on publish, one LISTEN connection per replica, re-established if it drops. */
 export class PostgresNotifier implements RunnerNotifier {
   private readonly handlers: RunnerWorkHandler[] = [];
+  private readonly commandHandlers: RunnerCommandHandler[] = [];
   private client: pg.Client | null = null;
   private closed = false;
   private readonly channel: string;
@@ -61,7 +83,9 @@ export class PostgresNotifier implements RunnerNotifier {
     const client = new pg.Client({ connectionString: this.store.postgres!.url });
     client.on('notification', (message) => {
       const work = decodeWork(message.payload ?? '');
-      if (work) for (const handler of this.handlers) handler(...work);
+      if (!work) return;
+      if ('command' in work) for (const handler of this.commandHandlers) handler(work.runnerId, work.command);
+      else for (const handler of this.handlers) handler(work.runnerId, work.podKey);
     });
     client.on('error', (error) => {
       this.onError(error);
@@ -80,6 +104,14 @@ export class PostgresNotifier implements RunnerNotifier {
 
   subscribe(handler: RunnerWorkHandler): void {
     this.handlers.push(handler);
+  }
+
+  async command(runnerId: number, command: RunnerCommand): Promise<void> {
+    await notify(this.store.db, this.channel, `${runnerId} !${command}`);
+  }
+
+  subscribeCommands(handler: RunnerCommandHandler): void {
+    this.commandHandlers.push(handler);
   }
 
   async close(): Promise<void> {

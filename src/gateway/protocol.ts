@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Type, type Static, type TSchema } from 'typebox';
 
@@ -68,8 +69,12 @@ export const RunnerMessage = Type.Union([
   message('hello', { ...RunnerInfo, draining: Type.Boolean(), pods: Type.Array(PodReport), finished: Type.Array(PodOutcome) }),
   message('heartbeat', { draining: Type.Boolean(), pods: Type.Array(PodReport) }),
   message('pod_started', { key: Type.String({ maxLength: 64 }) }),
-  message('pod_output', { key: Type.String({ maxLength: 64 }), data: Type.String({ maxLength: 1024 * 1024 }) }),
+  // No maxLength on `data`: the link's maxPayload (2 MiB) bounds it already, and checking a
+  // maxLength walks every character of every chunk (half a second of a 200 MiB flood's CPU).
+  message('pod_output', { key: Type.String({ maxLength: 64 }), data: Type.String() }),
   message('pod_exited', { result: PodOutcome }),
+  /** The runner has stored the credential of `rotate_credential` (its SHA-256, first 16 hex digits). */
+  message('credential_stored', { fingerprint: Type.String({ pattern: '^[0-9a-f]{16}$' }) }),
 ]);
 
 export const PodSpec = Type.Object(
@@ -115,6 +120,13 @@ export const ServerMessage = Type.Union([
   message('start_pod', { pod: PodSpec }),
   message('stop_pod', { key: Type.String(), reason: Type.Enum(['terminated', 'timeout', 'unknown']) }),
   message('ack_exit', { key: Type.String() }),
+  /**
+   * The organization's output quota per pod (bytes per second, 0: none), sent after `welcome` and
+   * when it changes: the runner drops the excess at the source; the server holds it to it as well.
+   */
+  message('output_limit', { bytes_per_sec: Type.Integer({ minimum: 0 }) }),
+  /** A new credential for the runner (POST /admin/…/rotate-credential): store it, use it from now on. */
+  message('rotate_credential', { credential: Type.String({ minLength: 1, maxLength: 200 }) }),
 ]);
 
 export type RunnerMessage = Static<typeof RunnerMessage>;
@@ -153,6 +165,12 @@ type Body<M> = M extends unknown ? Omit<M, 'v'> : never;
 export type RunnerBody = Body<RunnerMessage>;
 export type ServerBody = Body<ServerMessage>;
 export const encode = (m: RunnerBody | ServerBody): string => JSON.stringify({ v: PROTOCOL_VERSION, ...m });
+
+/** How a runner confirms which credential it stored: the first 16 hex digits of its SHA-256. */
+export const credentialFingerprint = (credential: string): string => crypto.createHash('sha256').update(credential).digest('hex').slice(0, 16);
+
+/** The close code of a link whose runner was deleted (its credential revoked): the runner must not reconnect. */
+export const CLOSE_REVOKED = 4401;
 
 /** The raw TCP socket of a `ws` WebSocket (a field ws keeps but does not document). */
 interface Corkable {

@@ -1,23 +1,38 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import WebSocket from 'ws';
-import { decodeServerMessage, encode, sendCoalesced, type PodOutcome, type RunnerBody, type ServerMessage } from '../gateway/protocol.ts';
+import {
+  CLOSE_REVOKED,
+  credentialFingerprint,
+  decodeServerMessage,
+  encode,
+  sendCoalesced,
+  type PodOutcome,
+  type RunnerBody,
+  type ServerMessage,
+} from '../gateway/protocol.ts';
 import { detectAgentVersions } from '../agents/detect.ts';
+import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type RunnerSettings, type StoredIdentity } from './identity.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { PodSupervisor } from './supervisor.ts';
-import { networkCause } from '../client/network.ts';
 
-export const RUNNER_VERSION = '0.1.0';
+/** Exit code of a runner the server refused for good (deleted, credential revoked): a supervisor should not restart it. */
+export const EXIT_REVOKED = 78;
 /** Output kept for the server while disconnected (the server keeps a 1 MiB tail per pod). */
 const OUTBOX_MAX_CHARS = 8 * 1024 * 1024;
 
 export interface RunnerOptions {
-  server: string;
+  /**
+   * The server's base URL, or several (replicas of one server): the runner uses one at a time and
+   * moves on to the next whenever a connection fails or is lost.
+   */
+  server: string | string[];
   /** Registration token; needed only until the runner has its own credential. */
   token?: string | null;
   name?: string;
+  /** Given: used and remembered in the work dir. Absent: what the work dir remembers (else none). */
   labels?: string[];
+  /** Given: used and remembered in the work dir. Absent: what the work dir remembers (else 4). */
   maxPods?: number;
   workDir: string;
   /** How agents run (contract §9); default `bwrap`. */
@@ -32,13 +47,11 @@ export interface RunnerOptions {
   heartbeatMs?: number;
   killGraceMs?: number;
   log?: (line: string) => void;
-}
-
-interface StoredIdentity {
-  server: string;
-  runner_id: number;
-  org: string;
-  credential: string;
+  /**
+   * The server refused this runner for good (deleted, its credential revoked): it stops
+   * reconnecting and calls this (the command exits). Without it the runner just stays stopped.
+   */
+  onRevoked?: (reason: string) => void;
 }
 
 /**
@@ -56,9 +69,19 @@ export class RunnerDaemon {
   private readonly unacked = new Map<string, PodOutcome>();
   /** Made by start(), once the sandbox is open. */
   private supervisor!: PodSupervisor;
-  private identity: StoredIdentity | null = null;
-  private agents: { slug: string; version: string | null }[] = [];
+  private readonly identityStore: IdentityStore;
+  /** The work dir's real path: the sandbox binds pods' directories at the same paths as on the host. */
   private readonly workDir: string;
+  private identity: StoredIdentity | null = null;
+  private settings: RunnerSettings | null = null;
+  private readonly servers: string[];
+  /** The server (of `servers`) the current or next connection goes to. */
+  private serverIndex = 0;
+  /** Whether the runner has ever been welcomed, and when its last welcomed connection was lost. */
+  private welcomedOnce = false;
+  private lostAt: number | null = null;
+  private lastConnectError: string | null = null;
+  private agents: { slug: string; version: string | null }[] = [];
   private readonly log: (line: string) => void;
   runnerId: number | null = null;
   private readonly welcomeWaiters: (() => void)[] = [];
@@ -73,12 +96,10 @@ export class RunnerDaemon {
   constructor(private readonly options: RunnerOptions) {
     this.log = options.log ?? ((line) => process.stderr.write(line + '\n'));
     fs.mkdirSync(options.workDir, { recursive: true, mode: 0o700 });
-    // The real path: the sandbox binds pods' directories at the same paths as on the host.
     this.workDir = fs.realpathSync(options.workDir);
-  }
-
-  private get identityFile(): string {
-    return path.join(this.workDir, 'runner.json');
+    this.identityStore = new IdentityStore(this.workDir, this.log);
+    this.servers = (Array.isArray(options.server) ? options.server : [options.server]).map((url) => url.trim().replace(/\/+$/, '')).filter(Boolean);
+    if (this.servers.length === 0) throw new Error('no server URL given');
   }
 
   /** How agents run here (known once started). */
@@ -121,47 +142,37 @@ export class RunnerDaemon {
   }
 
   private async loadOrRegister(): Promise<StoredIdentity> {
-    if (fs.existsSync(this.identityFile)) {
-      // The credential is the identity; the server's address may change between starts.
-      return JSON.parse(fs.readFileSync(this.identityFile, 'utf8')) as StoredIdentity;
+    const stored = this.identityStore.load();
+    if (stored) {
+      const { identity, settings } = this.identityStore.resolve(stored, { labels: this.options.labels, maxPods: this.options.maxPods });
+      this.settings = settings;
+      return identity;
     }
-    if (!this.options.token) throw new Error(`no runner credential in ${this.identityFile}; pass --token with a registration token`);
-    const registerUrl = `${this.serverUrl}/api/v1/runner/register`;
-    const response = await fetch(registerUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        token: this.options.token,
-        name: this.options.name ?? os.hostname(),
-        labels: this.options.labels ?? [],
-        max_pods: this.options.maxPods ?? 4,
-        version: RUNNER_VERSION,
-        os: process.platform,
-        arch: process.arch,
-      }),
-      signal: AbortSignal.timeout(30_000),
-    }).catch((error: unknown) => {
-      throw new Error(`cannot reach the server at ${registerUrl}: ${networkCause(error)}`);
-    });
-    const body = (await response.json().catch(() => ({}))) as { runner_id?: number; credential?: string; org?: string; error?: string };
-    if (!response.ok || !body.credential || !body.runner_id) {
-      throw new Error(`registration failed (${response.status}): ${body.error ?? 'no credential in the answer'}`);
-    }
-    const identity: StoredIdentity = { server: this.serverUrl, runner_id: body.runner_id, org: body.org ?? '', credential: body.credential };
-    fs.writeFileSync(this.identityFile, JSON.stringify(identity, null, 2) + '\n', { mode: 0o600 });
+    if (!this.options.token) throw new Error(`no runner credential in ${this.identityStore.file}; pass --token with a registration token`);
+    const settings: RunnerSettings = {
+      name: this.options.name ?? os.hostname(),
+      labels: this.options.labels ?? [],
+      max_pods: this.options.maxPods ?? DEFAULT_MAX_PODS,
+    };
+    const identity = await registerRunner(this.servers, this.options.token, settings);
+    this.identityStore.save(identity);
+    this.settings = settings;
     this.log(`registered as runner ${identity.runner_id} of organization "${identity.org}"`);
     return identity;
   }
 
-  private get serverUrl(): string {
-    return this.options.server.replace(/\/+$/, '');
+  private get server(): string {
+    return this.servers[this.serverIndex % this.servers.length];
   }
 
   private connect(): void {
     if (this.stopped) return;
-    const url = this.serverUrl.replace(/^http/, 'ws') + '/api/v1/runner/connect';
+    const server = this.server;
+    const url = server.replace(/^http/, 'ws') + '/api/v1/runner/connect';
     const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.identity!.credential}` }, handshakeTimeout: 10_000 });
     this.socket = socket;
+    let welcomed = false;
+    this.lastConnectError = null;
     socket.on('open', () => {
       this.attempt = 0;
       this.sendHello();
@@ -170,26 +181,81 @@ export class RunnerDaemon {
       const interval = this.options.heartbeatMs ?? 10_000;
       this.heartbeat = setInterval(() => this.send({ type: 'heartbeat', draining: this.draining, pods: this.supervisor.reports() }), interval);
     });
-    socket.on('message', (data) => this.onMessage(String(data)));
+    socket.on('message', (data) => {
+      const message = this.decode(String(data));
+      if (message?.type === 'welcome' && !welcomed) {
+        welcomed = true;
+        this.announceConnected(server, message.runner_id);
+      }
+      if (message) this.onMessage(message);
+    });
+    // The server answered the upgrade with an error instead of a link: 401 means this runner's
+    // credential is refused for good (deleted or revoked), anything else may pass.
+    socket.on('unexpected-response', (_request, response) => {
+      const status = response.statusCode ?? 0;
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body = (body + chunk).slice(0, 2000)));
+      response.on('end', () => {
+        let error = body;
+        try {
+          error = (JSON.parse(body) as { error?: string }).error ?? body;
+        } catch {
+          // not JSON: keep the text
+        }
+        if (status === 401) this.revoked(`the server refused this runner's credential (HTTP 401: ${error})`);
+        else this.lastConnectError = `HTTP ${status}${error ? `: ${error.slice(0, 200)}` : ''}`;
+        socket.terminate();
+      });
+    });
     socket.on('close', (code, reason) => {
       if (this.heartbeat) clearInterval(this.heartbeat);
       this.heartbeat = null;
       if (this.socket === socket) this.socket = null;
-      if (!this.stopped) {
-        if (code === 4401) this.log(`the server refused the runner credential: ${String(reason)}`);
-        this.scheduleReconnect();
+      if (this.stopped) return;
+      if (code === CLOSE_REVOKED) {
+        this.revoked(`the server closed the link: ${String(reason) || 'this runner was deleted'}`);
+        return;
+      }
+      // Whichever way it ended, the next attempt goes to the next server of the list.
+      this.serverIndex = (this.serverIndex + 1) % this.servers.length;
+      const delay = this.scheduleReconnect();
+      const next = this.server === server ? '' : ` to ${this.server}`;
+      if (welcomed) {
+        this.lostAt = Date.now();
+        this.log(`connection to ${server} lost (${describeClose(code, String(reason))}), reconnecting${next} in ${seconds(delay)}`);
+      } else {
+        this.log(`could not connect to ${server} (${this.lastConnectError ?? describeClose(code, String(reason))}); retrying${next} in ${seconds(delay)}`);
       }
     });
     socket.on('error', (error) => {
-      if (!this.stopped && this.attempt <= 1) this.log(`runner connection to ${url}: ${error.message}`);
+      this.lastConnectError ??= error.message;
     });
   }
 
-  /** Exponential backoff from 0.5 s to 30 s, with full jitter so a restarted server is not stampeded. */
-  private scheduleReconnect(): void {
+  private announceConnected(server: string, runnerId: number): void {
+    if (!this.welcomedOnce) this.log(`connected to ${server} as runner ${runnerId}`);
+    else this.log(`reconnected to ${server} as runner ${runnerId}${this.lostAt === null ? '' : ` after ${seconds(Date.now() - this.lostAt)}`}`);
+    this.welcomedOnce = true;
+    this.lostAt = null;
+  }
+
+  /** The server refused this runner for good: no more reconnecting. */
+  private revoked(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.log(`${reason}; not reconnecting (register again with a new registration token after removing ${this.identityStore.file})`);
+    this.options.onRevoked?.(reason);
+  }
+
+  /** Exponential backoff from 0.5 s to 30 s, with full jitter so a restarted server is not stampeded; returns the wait. */
+  private scheduleReconnect(): number {
     const cap = Math.min(30_000, 500 * 2 ** Math.min(this.attempt, 6));
     this.attempt++;
-    this.reconnectTimer = setTimeout(() => this.connect(), Math.random() * cap);
+    const delay = Math.random() * cap;
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    return delay;
   }
 
   private sendHello(): void {
@@ -198,8 +264,8 @@ export class RunnerDaemon {
       version: RUNNER_VERSION,
       os: process.platform,
       arch: process.arch,
-      labels: this.options.labels ?? [],
-      max_pods: this.options.maxPods ?? 4,
+      labels: this.settings!.labels,
+      max_pods: this.settings!.max_pods,
       agents: this.agents,
       sandbox: this.supervisor.sandboxMode,
       draining: this.draining,
@@ -226,14 +292,16 @@ export class RunnerDaemon {
     }
   }
 
-  private onMessage(raw: string): void {
-    let message: ServerMessage;
+  private decode(raw: string): ServerMessage | null {
     try {
-      message = decodeServerMessage(raw);
+      return decodeServerMessage(raw);
     } catch (error) {
       this.log(`ignoring a message from the server: ${(error as Error).message}`);
-      return;
+      return null;
     }
+  }
+
+  private onMessage(message: ServerMessage): void {
     switch (message.type) {
       case 'welcome':
         this.runnerId = message.runner_id;
@@ -248,8 +316,6 @@ export class RunnerDaemon {
             exit_code: null,
             error_message: 'the runner is draining and accepts no new pods',
             session_id: null,
-            result: null,
-            usage: null,
           });
           this.send({ type: 'pod_exited', result: this.unacked.get(message.pod.key)! });
           return;
@@ -265,7 +331,28 @@ export class RunnerDaemon {
       case 'ack_exit':
         this.unacked.delete(message.key);
         return;
+      case 'rotate_credential':
+        this.storeCredential(message.credential);
+        return;
+      case 'output_limit':
+        this.supervisor.setOutputLimit(message.bytes_per_sec);
+        this.log(message.bytes_per_sec === 0 ? 'pod output: no limit' : `pod output limited to ${message.bytes_per_sec} bytes/s per pod (the organization's quota)`);
+        return;
     }
+  }
+
+  /** A new credential from the server: kept in runner.json first, confirmed after, used from now on. */
+  private storeCredential(credential: string): void {
+    try {
+      this.identity = { ...this.identity!, credential };
+      this.identityStore.save(this.identity);
+    } catch (error) {
+      // Unconfirmed, the server keeps accepting the current credential.
+      this.log(`could not store the new credential in ${this.identityStore.file}: ${(error as Error).message}`);
+      return;
+    }
+    this.send({ type: 'credential_stored', fingerprint: credentialFingerprint(credential) });
+    this.log(`received a new credential from the server; stored in ${this.identityStore.file}`);
   }
 
   /**
@@ -317,4 +404,11 @@ export class RunnerDaemon {
     await this.supervisor.stopAll('terminated');
     await this.supervisor.close();
   }
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+function describeClose(code: number, reason: string): string {
+  if (code === 1006) return 'closed abnormally';
+  return `code ${code}${reason ? `: ${reason}` : ''}`;
 }

@@ -8,15 +8,46 @@
 // meanwhile. Forked from this ~40 MB process, which loads nothing but Node's own modules, a start
 // costs a fraction of that and never stalls the runner's socket or the API.
 //
-// Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin}
+// It also applies the output quota at the source (contract §15, pod_output_bytes_per_sec): what an
+// agent prints over it is read and dropped here, before it costs the runner or the server anything.
+//
+// Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin}, {t: 'limit', bytesPerSec} (0: none)
 // Messages out: {t: 'spawned', id, pid} (pid null if the program could not be started),
-//               {t: 'out', id, text, stream: 'stdout'|'stderr'}, {t: 'done', id, code, signal, spawnError}
+//               {t: 'out', id, text, stream: 'stdout'|'stderr'}, {t: 'dropped', id, bytes},
+//               {t: 'done', id, code, signal, spawnError}
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
 /** After the agent exits, how long a grandchild may hold its output pipes open before its group is killed. */
 const DRAIN_AFTER_EXIT_MS = 2000;
+
+/** Bytes per second each agent may print (stdout and stderr together); 0: no limit. */
+let outputLimit = 0;
+
+const isContinuation = (byte) => (byte & 0xc0) === 0x80;
+
+/**
+ * An agent's output quota: a token bucket holding one second of output. `admit(chunk)` returns
+ * how many bytes of the chunk fit, cut back to a UTF-8 character boundary.
+ */
+function outputBucket() {
+  let tokens = outputLimit;
+  let at = Date.now();
+  return (chunk) => {
+    if (outputLimit === 0) return chunk.length;
+    const now = Date.now();
+    tokens = Math.min(outputLimit, tokens + ((now - at) * outputLimit) / 1000);
+    at = now;
+    let keep = chunk.length;
+    if (keep > tokens) {
+      keep = Math.max(0, Math.floor(tokens));
+      while (keep > 0 && isContinuation(chunk[keep])) keep--;
+    }
+    tokens -= keep;
+    return keep;
+  };
+}
 
 const send = (message) => {
   if (process.connected) process.send(message);
@@ -43,17 +74,50 @@ function start({ id, command, args, cwd, env, stdin }) {
   send({ t: 'spawned', id, pid: child.pid ?? null });
 
   // One decoder per stream: a multi-byte character split across two reads stays one character.
+  // One bucket for both streams: the quota is per agent. Dropped bytes are counted and reported
+  // before the next output (so the runner's note stands where dropping started), every 100 ms,
+  // and before the end: one message per read of a flood would cost the runner more than the flood.
+  const admit = outputBucket();
+  let dropped = 0;
+  let droppedTimer = null;
+  const reportDropped = () => {
+    if (droppedTimer) clearTimeout(droppedTimer);
+    droppedTimer = null;
+    if (dropped > 0) send({ t: 'dropped', id, bytes: dropped });
+    dropped = 0;
+  };
   // Which stream a text came from travels with it: the runner reads the agent's machine-readable
   // output from stdout alone, where stderr lines cannot cut into it.
   for (const [name, stream] of [['stdout', child.stdout], ['stderr', child.stderr]]) {
-    const decoder = new StringDecoder('utf8');
+    let decoder = new StringDecoder('utf8');
+    let afterDrop = false;
     stream.on('data', (chunk) => {
-      const text = decoder.write(chunk);
-      if (text) send({ t: 'out', id, text, stream: name });
+      if (afterDrop) {
+        // The rest of a character whose start was dropped.
+        let start = 0;
+        while (start < chunk.length && isContinuation(chunk[start])) start++;
+        chunk = chunk.subarray(start);
+      }
+      const keep = admit(chunk);
+      const text = keep > 0 ? decoder.write(chunk.subarray(0, keep)) : '';
+      if (text) {
+        reportDropped();
+        send({ t: 'out', id, text, stream: name });
+      }
+      afterDrop = keep < chunk.length;
+      if (afterDrop) {
+        dropped += chunk.length - keep;
+        droppedTimer ??= setTimeout(reportDropped, 100);
+        // A half character still pending belongs to what was dropped.
+        decoder = new StringDecoder('utf8');
+      }
     });
     stream.on('end', () => {
       const rest = decoder.end();
-      if (rest) send({ t: 'out', id, text: rest, stream: name });
+      if (rest) {
+        reportDropped();
+        send({ t: 'out', id, text: rest, stream: name });
+      }
     });
   }
   child.stdin?.on('error', () => {});
@@ -64,6 +128,7 @@ function start({ id, command, args, cwd, env, stdin }) {
   const finish = (code, signal) => {
     if (finished) return;
     finished = true;
+    reportDropped();
     send({ t: 'done', id, code, signal, spawnError });
   };
   child.once('error', (error) => {
@@ -88,6 +153,7 @@ function start({ id, command, args, cwd, env, stdin }) {
 
 process.on('message', (message) => {
   if (message && message.t === 'spawn') start(message);
+  else if (message && message.t === 'limit' && Number.isFinite(message.bytesPerSec) && message.bytesPerSec >= 0) outputLimit = message.bytesPerSec;
 });
 // The runner is gone: nobody is left to report to. The agents run in process groups of their own
 // and are left as the runner left them (a restarted runner ends abandoned agents).

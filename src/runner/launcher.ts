@@ -15,6 +15,8 @@ export interface LaunchOptions {
   /** Text for the process's stdin, or null for /dev/null. */
   stdin: string | null;
   onOutput(text: string, stream: OutputStream): void;
+  /** Output over the quota (see `setOutputLimit`) was read and dropped. */
+  onDropped?(bytes: number): void;
 }
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -29,11 +31,13 @@ export interface Launched {
 type ChildMessage =
   | { t: 'spawned'; id: number; pid: number | null }
   | { t: 'out'; id: number; text: string; stream: OutputStream }
+  | { t: 'dropped'; id: number; bytes: number }
   | { t: 'done'; id: number; code: number | null; signal: NodeJS.Signals | null; spawnError: string | null };
 
 interface Entry {
   pid: number | null;
   onOutput(text: string, stream: OutputStream): void;
+  onDropped?(bytes: number): void;
   spawned(pid: number | null): void;
   done(result: ProcessResult): void;
 }
@@ -52,6 +56,16 @@ export class ProcessLauncher {
   private child: ChildProcess | null = null;
   private nextId = 1;
   private readonly entries = new Map<number, Entry>();
+  private outputLimit = 0;
+
+  /**
+   * Bytes per second each agent may print (0: no limit); the helper drops the excess as it reads
+   * it. Applies to running agents too.
+   */
+  setOutputLimit(bytesPerSec: number): void {
+    this.outputLimit = bytesPerSec;
+    this.child?.send({ t: 'limit', bytesPerSec });
+  }
 
   /** Starts the helper now, so that the first agent does not wait for it. */
   start(): void {
@@ -66,6 +80,7 @@ export class ProcessLauncher {
       this.entries.set(id, {
         pid: null,
         onOutput: options.onOutput,
+        onDropped: options.onDropped,
         spawned(pid) {
           this.pid = pid;
           resolveLaunched({ pid: pid ?? undefined, done });
@@ -107,6 +122,7 @@ export class ProcessLauncher {
       this.lost();
     });
     this.child = child;
+    if (this.outputLimit > 0) child.send({ t: 'limit', bytesPerSec: this.outputLimit });
     this.refWhileBusy();
     return child;
   }
@@ -120,6 +136,9 @@ export class ProcessLauncher {
         return;
       case 'out':
         entry.onOutput(message.text, message.stream);
+        return;
+      case 'dropped':
+        entry.onDropped?.(message.bytes);
         return;
       case 'done':
         entry.done({ code: message.code, signal: message.signal, spawnError: message.spawnError });

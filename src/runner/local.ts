@@ -6,6 +6,7 @@ import type { DomainContext } from '../domain/context.ts';
 import { issueRegistrationToken } from '../domain/runners/registration-tokens.ts';
 import { findOrgBySlug } from '../store/orgs.ts';
 import { packageFile } from '../paths.ts';
+import { EXIT_REVOKED } from './daemon.ts';
 
 const DROVER_BIN = packageFile('bin/drover.mjs');
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -123,6 +124,11 @@ export class LocalRunner {
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = null;
       if (this.stopping) return;
+      if (code === EXIT_REVOKED) {
+        // Deleted by an administrator: starting it again would only be refused again.
+        log(`the local runner's credential was revoked (the runner was deleted); it is not restarted. Remove ${path.join(this.workDir, 'runner.json')} and restart the server to register a new one`);
+        return;
+      }
       const delay = Date.now() - startedAt >= STABLE_AFTER_MS ? RESTART_DELAY_MS : this.nextRestartDelayMs;
       this.nextRestartDelayMs = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
       log(`local runner exited (${signal ?? `exit code ${code}`}); starting it again in ${delay / 1000} s`, 'warn');

@@ -7,6 +7,7 @@ import { supportsResume, type BuiltinAgentSlug } from '../agents/builtin.ts';
 import { findExecutable } from '../agents/detect.ts';
 import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
 import { outputReader } from '../agents/output/index.ts';
+import { DROP_EPISODE_GAP_MS, droppedSummary, droppingNote, noteLine } from '../output-notes.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
@@ -50,6 +51,11 @@ class RunningPod {
   process: GroupProcess | null = null;
   stopReason: 'terminated' | 'timeout' | null = null;
   pending = '';
+  /** Whether the output so far ends a line (a note starts on a line of its own). */
+  atLineStart = true;
+  /** Output the launcher dropped over the quota, and when it last did. */
+  dropped = 0;
+  lastDropAt: number | null = null;
   flushTimer: NodeJS.Timeout | null = null;
   timeoutTimer: NodeJS.Timeout | null = null;
   /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
@@ -72,6 +78,7 @@ export class PodSupervisor {
   private readonly journal: AgentJournal;
   private readonly killGraceMs: number;
   private readonly flushMs: number;
+  private outputLimit = 0;
 
   constructor(private readonly options: SupervisorOptions) {
     this.workspaces = new WorkspaceManager(options.workDir, { sandbox: options.sandbox });
@@ -157,6 +164,7 @@ export class PodSupervisor {
 
   private finish(pod: RunningPod, outcome: PodOutcome): void {
     if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
+    if (pod.dropped > 0) this.note(pod, droppedSummary(pod.dropped));
     this.flush(pod);
     this.pods.delete(pod.spec.key);
     this.options.hooks.exited(outcome);
@@ -332,6 +340,7 @@ export class PodSupervisor {
         if (stream === 'stdout') reader.write(text);
         this.collect(pod, text);
       },
+      onDropped: (bytes) => this.dropped(pod, bytes),
       sandboxed: sandbox?.mode === 'bwrap',
     });
     pod.process = child;
@@ -350,8 +359,31 @@ export class PodSupervisor {
     return result;
   }
 
+  /**
+   * The output quota (bytes per second per agent, 0: none), as the server says: the launcher drops
+   * what is over it as it reads it, so a flooding agent costs neither this runner nor the server.
+   */
+  setOutputLimit(bytesPerSec: number): void {
+    this.outputLimit = bytesPerSec;
+    this.launcher.setOutputLimit(bytesPerSec);
+  }
+
+  /** Output was dropped over the quota: the output says so when dropping starts, not for every chunk. */
+  private dropped(pod: RunningPod, bytes: number): void {
+    const now = Date.now();
+    if (pod.lastDropAt === null || now - pod.lastDropAt >= DROP_EPISODE_GAP_MS) this.note(pod, droppingNote(this.outputLimit));
+    pod.lastDropAt = now;
+    pod.dropped += bytes;
+  }
+
+  private note(pod: RunningPod, text: string): void {
+    this.collect(pod, noteLine(text, pod.atLineStart));
+  }
+
   private collect(pod: RunningPod, text: string): void {
+    if (text.length === 0) return;
     pod.pending += text;
+    pod.atLineStart = text.endsWith('\n');
     if (pod.pending.length >= MAX_CHUNK) this.flush(pod);
     else if (!pod.flushTimer) pod.flushTimer = setTimeout(() => this.flush(pod), this.flushMs);
   }

@@ -11,6 +11,12 @@ export interface CronOptions {
   /** DROVER_CRON_CATCHUP_SECONDS: after downtime, the latest missed slot fires only if younger than this. */
   catchupMs: number;
   batch?: number;
+  /**
+   * The clock cron slots are read against (default `ctx.now`). Only tests set another one (through
+   * DROVER_TEST_CRON_CLOCK_FILE), to step several server processes through slots together; runs
+   * keep the context's clock for their own times.
+   */
+  now?: () => number;
 }
 
 /**
@@ -30,6 +36,10 @@ export class CronScheduler {
     private readonly options: CronOptions,
     private readonly log: FastifyBaseLogger,
   ) {}
+
+  private now(): number {
+    return (this.options.now ?? this.ctx.now)();
+  }
 
   start(): void {
     if (this.timer) return;
@@ -55,7 +65,7 @@ export class CronScheduler {
   private async armForNextSlot(): Promise<void> {
     if (!this.timer) return;
     const next = await loops.earliestNextRunAt(this.ctx.store.db);
-    const delay = next === null ? Infinity : next - this.ctx.now();
+    const delay = next === null ? Infinity : next - this.now();
     if (!this.timer || delay >= this.options.intervalMs) return;
     if (this.slotTimer) clearTimeout(this.slotTimer);
     this.slotTimer = setTimeout(() => {
@@ -95,7 +105,7 @@ export class CronScheduler {
     let claimed = 0;
     try {
       await this.ctx.store.transaction(async (trx) => {
-        const now = this.ctx.now();
+        const now = this.now();
         const due = await loops.claimDueLoops(trx, this.ctx.store.kind, now, batch);
         claimed = due.length;
         const slots = new SlotMemo(now);

@@ -1,4 +1,5 @@
-import type { Executor } from './db.ts';
+import { sql } from 'kysely';
+import type { DatabaseKind, Executor } from './db.ts';
 import type { LoopRunRow, LoopRunsTable, RunStatus } from './schema-loops.ts';
 
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
@@ -114,4 +115,10 @@ export async function attachPod(db: Executor, id: number, podKey: string, runner
 export async function hasRunForSlot(db: Executor, loopId: number, scheduledAt: number): Promise<boolean> {
   const row = await db.selectFrom('loop_runs').select('id').where('loop_id', '=', loopId).where('scheduled_at', '=', scheduledAt).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Locks a run's row until commit (PostgreSQL), so two requests about it decide one after the other. */
+export async function lockRun(db: Executor, kind: DatabaseKind, id: number): Promise<void> {
+  // SQLite runs one write transaction at a time.
+  if (kind === 'postgres') await sql`select id from loop_runs where id = ${id} for update`.execute(db);
 }

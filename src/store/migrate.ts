@@ -9,6 +9,7 @@ import { webhooks } from './migrations/0006_webhooks.ts';
 import { ticketVersions } from './migrations/0007_ticket_versions.ts';
 import { runnerSandbox } from './migrations/0008_runner_sandbox.ts';
 import { adminLifecycle } from './migrations/0010_admin_lifecycle.ts';
+import { operations } from './migrations/0011_operations.ts';
 import { podResults } from './migrations/0012_pod_results.ts';
 import { podQueue } from './migrations/0013_pod_queue.ts';
 
@@ -24,6 +25,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0007_ticket_versions': ticketVersions(),
     '0008_runner_sandbox': runnerSandbox(),
     '0010_admin_lifecycle': adminLifecycle(),
+    '0011_operations': operations(store.kind),
     '0012_pod_results': podResults(),
     '0013_pod_queue': podQueue(store.kind),
   };
@@ -45,9 +47,18 @@ async function ownSchema(store: Store): Promise<string | undefined> {
  * Kysely's migrator takes an advisory lock and runs each migration in a transaction.
  */
 export async function migrateToLatest(store: Store): Promise<void> {
+  await migrate(store, (migrator) => migrator.migrateToLatest());
+}
+
+/** Brings the schema up to (and including) the named migration: how tests build data of an older release. */
+export async function migrateTo(store: Store, name: string): Promise<void> {
+  await migrate(store, (migrator) => migrator.migrateTo(name));
+}
+
+async function migrate(store: Store, run: (migrator: Migrator) => ReturnType<Migrator['migrateToLatest']>): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(store) };
   const migrator = new Migrator({ db: store.db, provider, migrationTableSchema: await ownSchema(store) });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '(setup)'} failed: ${(error as Error).message ?? String(error)}`, {

@@ -65,6 +65,11 @@ export async function desiredPodsOfRunner(db: Executor, runnerId: number): Promi
     .execute();
 }
 
+/** The active pods placed on a runner, whatever their desired state. */
+export async function activePodsOfRunner(db: Executor, runnerId: number): Promise<PodRow[]> {
+  return db.selectFrom('pods').selectAll().where('runner_id', '=', runnerId).where('status', 'in', ACTIVE_POD_STATUSES).orderBy('id').execute();
+}
+
 /** Updates a pod only while it is in one of `from`; returns whether it changed (a state machine step). */
 export async function transitionPod(
   db: Executor,

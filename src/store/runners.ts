@@ -18,15 +18,16 @@ function withPodCount(db: Executor) {
         .whereRef('pods.runner_id', '=', 'runners.id')
         .where('pods.status', 'in', ACTIVE_POD_STATUSES)
         .as('pod_count'),
-    );
+    )
+    .where('runners.deleted_at', 'is', null);
 }
 
-export async function insertRunner(db: Executor, runner: Omit<RunnersTable, 'id'>): Promise<RunnerRow> {
-  return db.insertInto('runners').values(runner).returningAll().executeTakeFirstOrThrow();
+export async function insertRunner(db: Executor, runner: Omit<RunnersTable, 'id' | 'deleted_at' | 'credential_rotated_at'>): Promise<RunnerRow> {
+  return db.insertInto('runners').values({ ...runner, deleted_at: null, credential_rotated_at: null }).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function findRunnerByCredential(db: Executor, credentialHash: string): Promise<RunnerRow | undefined> {
-  return db.selectFrom('runners').selectAll().where('credential_hash', '=', credentialHash).executeTakeFirst();
+  return db.selectFrom('runners').selectAll().where('credential_hash', '=', credentialHash).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
 export async function findRunner(db: Executor, orgId: number, id: number): Promise<RunnerWithCount | undefined> {
@@ -54,17 +55,51 @@ export async function markConnected(
   id: number,
   values: Pick<RunnersTable, 'version' | 'os' | 'arch' | 'labels' | 'agents' | 'sandbox' | 'max_pods' | 'status' | 'connection_id'>,
   now: number,
-): Promise<void> {
-  await db.updateTable('runners').set({ ...values, last_heartbeat_at: now, updated_at: now }).where('id', '=', id).execute();
+): Promise<boolean> {
+  const result = await db
+    .updateTable('runners')
+    .set({ ...values, last_heartbeat_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
-export async function recordHeartbeat(db: Executor, id: number, connectionId: string, status: RunnersTable['status'], now: number): Promise<void> {
-  await db
+/** Records a heartbeat on the runner's current connection; false when that is no longer this one (or the runner was deleted). */
+export async function recordHeartbeat(db: Executor, id: number, connectionId: string, status: RunnersTable['status'], now: number): Promise<boolean> {
+  const result = await db
     .updateTable('runners')
     .set({ last_heartbeat_at: now, status, updated_at: now })
     .where('id', '=', id)
     .where('connection_id', '=', connectionId)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Deletes a runner for good, keeping its row (its pods name it): it leaves every list, and its
+ * credential is replaced by a value no credential hashes to (hashes are hex). False when there
+ * was no such runner (or it was deleted already).
+ */
+export async function markDeleted(db: Executor, id: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('runners')
+    .set({ deleted_at: now, credential_hash: `deleted-${id}`, status: 'offline', connection_id: null, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The runner confirmed a new credential: from now on only that one is accepted. */
+export async function replaceCredential(db: Executor, id: number, credentialHash: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('runners')
+    .set({ credential_hash: credentialHash, credential_rotated_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Marks a runner offline when the socket that closed is still its current one. */

@@ -82,3 +82,16 @@ export interface WebhookDeliveriesTable {
 }
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** One attempt of a webhook delivery (migration 0011). */
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempt: number;
+  attempted_at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;

@@ -36,6 +36,10 @@ export interface RunnersTable {
   last_heartbeat_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Set when an administrator deleted the runner (migration 0011): its credential no longer matches. */
+  deleted_at: number | null;
+  /** When the runner last confirmed a new credential (POST …/rotate-credential). */
+  credential_rotated_at: number | null;
 }
 
 export interface CustomAgentsTable {
@@ -90,10 +94,12 @@ export interface PodsTable {
   updated_at: number;
 }
 
-export interface PodOutputTable {
+/** A pod's output as appended chunks (migration 0011): bytes [start_offset, end_offset) of its output. */
+export interface PodOutputChunksTable {
   pod_id: number;
+  start_offset: number;
+  end_offset: number;
   data: string;
-  total_bytes: number;
 }
 
 export type RunnerTokenRow = Selectable<RunnerTokensTable>;

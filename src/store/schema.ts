@@ -1,5 +1,5 @@
-import type { CustomAgentsTable, PodOutputTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
-import type { LoopRunsTable, LoopsTable, WebhookDeliveriesTable } from './schema-loops.ts';
+import type { CustomAgentsTable, PodOutputChunksTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
+import type { LoopRunsTable, LoopsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from './schema-loops.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /**
@@ -88,6 +88,16 @@ export interface TicketCountsTable {
   n: number;
 }
 
+/** Per-organization overrides of the server-wide quotas (migration 0011); null: the default. */
+export interface OrgQuotasTable {
+  org_id: number;
+  max_active_pods: number | null;
+  max_queued_pods: number | null;
+  max_loops: number | null;
+  pod_output_bytes_per_sec: number | null;
+  updated_at: number;
+}
+
 export interface TicketVersionsTable {
   org_id: number;
   version: number;
@@ -155,11 +165,13 @@ export interface Database {
   runners: RunnersTable;
   custom_agents: CustomAgentsTable;
   pods: PodsTable;
-  pod_output: PodOutputTable;
+  pod_output_chunks: PodOutputChunksTable;
   loops: LoopsTable;
   loop_runs: LoopRunsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   rate_limit_hits: RateLimitHitsTable;
+  webhook_attempts: WebhookAttemptsTable;
+  org_quotas: OrgQuotasTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

@@ -1,11 +1,15 @@
 import type { DatabaseKind, Executor } from './db.ts';
-import type { WebhookDeliveriesTable, WebhookDeliveryRow } from './schema-loops.ts';
+import type { WebhookAttemptRow, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryRow } from './schema-loops.ts';
 
 export type NewWebhookDelivery = Omit<WebhookDeliveriesTable, 'id'>;
 export type WebhookAttemptUpdate = Pick<WebhookDeliveriesTable, 'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'updated_at'>;
 
-export async function insertDelivery(db: Executor, delivery: NewWebhookDelivery): Promise<void> {
-  await db.insertInto('webhook_deliveries').values(delivery).execute();
+export async function insertDelivery(db: Executor, delivery: NewWebhookDelivery): Promise<WebhookDeliveryRow> {
+  return db.insertInto('webhook_deliveries').values(delivery).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function insertAttempt(db: Executor, attempt: Omit<WebhookAttemptsTable, 'id'>): Promise<void> {
+  await db.insertInto('webhook_attempts').values(attempt).execute();
 }
 
 /**
@@ -53,9 +57,56 @@ export async function recordAttempt(db: Executor, id: number, claimedAttempts: n
 }
 
 export async function findDeliveryByEventId(db: Executor, eventId: string): Promise<WebhookDeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+  // The first delivery of the event (redeliveries share its id).
+  return db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).orderBy('id').executeTakeFirst();
 }
 
 export async function listDeliveries(db: Executor, subjectType: string, subjectId: number): Promise<WebhookDeliveryRow[]> {
   return db.selectFrom('webhook_deliveries').selectAll().where('subject_type', '=', subjectType).where('subject_id', '=', subjectId).orderBy('id').execute();
+}
+
+/** A subject's deliveries (a run's event, then its redeliveries), newest first. */
+export async function listDeliveriesPage(db: Executor, subjectType: string, subjectId: number, page: { limit: number; offset: number }): Promise<WebhookDeliveryRow[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('subject_type', '=', subjectType)
+    .where('subject_id', '=', subjectId)
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function countDeliveries(db: Executor, subjectType: string, subjectId: number): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('subject_type', '=', subjectType)
+    .where('subject_id', '=', subjectId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The attempts of the given deliveries, newest first. */
+export async function attemptsOf(db: Executor, deliveryIds: readonly number[]): Promise<WebhookAttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('id', 'desc').execute();
+}
+
+/** Whether a delivery of the subject is still waiting to be sent or retried. */
+export async function hasPendingDelivery(db: Executor, subjectType: string, subjectId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('subject_type', '=', subjectType)
+    .where('subject_id', '=', subjectId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The subject's first delivery: the event as it was recorded when the subject ended. */
+export async function firstDelivery(db: Executor, subjectType: string, subjectId: number): Promise<WebhookDeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('subject_type', '=', subjectType).where('subject_id', '=', subjectId).orderBy('id').executeTakeFirst();
 }

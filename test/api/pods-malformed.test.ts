@@ -166,7 +166,7 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
     const [pods, runners, output, idempotency] = await Promise.all([
       db.selectFrom('pods').selectAll().orderBy('id').execute(),
       db.selectFrom('runners').selectAll().orderBy('id').execute(),
-      db.selectFrom('pod_output').selectAll().orderBy('pod_id').execute(),
+      db.selectFrom('pod_output_chunks').selectAll().orderBy('pod_id').orderBy('start_offset').execute(),
       db.selectFrom('idempotency_keys').select(['api_key_id', 'key', 'state']).orderBy('api_key_id').orderBy('key').execute(),
     ]);
     return { counts: { pods: pods.length, runners: runners.length, output: output.length, idempotency: idempotency.length }, pods, runners, output, idempotency };

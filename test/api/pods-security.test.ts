@@ -114,7 +114,7 @@ describe.each(DATABASES)('pod and runner endpoints security on %s', (kind) => {
     const [pods, runners, output, idempotency, tokens] = await Promise.all([
       db.selectFrom('pods').selectAll().orderBy('id').execute(),
       db.selectFrom('runners').selectAll().orderBy('id').execute(),
-      db.selectFrom('pod_output').selectAll().orderBy('pod_id').execute(),
+      db.selectFrom('pod_output_chunks').selectAll().orderBy('pod_id').orderBy('start_offset').execute(),
       db.selectFrom('idempotency_keys').select(['api_key_id', 'key', 'state']).orderBy('api_key_id').orderBy('key').execute(),
       db.selectFrom('runner_tokens').selectAll().orderBy('id').execute(),
     ]);
@@ -129,7 +129,7 @@ describe.each(DATABASES)('pod and runner endpoints security on %s', (kind) => {
     runnerId = await insertRunner(t, t.org.id, 'acme-runner');
     fixturePod = await createPod();
     const pod = await t.store.db.selectFrom('pods').select('id').where('key', '=', fixturePod).executeTakeFirstOrThrow();
-    await t.store.db.insertInto('pod_output').values({ pod_id: pod.id, data: 'secret acme output', total_bytes: 18 }).execute();
+    await t.store.db.insertInto('pod_output_chunks').values({ pod_id: pod.id, start_offset: 0, end_offset: 18, data: 'secret acme output' }).execute();
     globex = await t.createOrg('globex');
     globexKey = (await t.issueKey(SCOPES, { org: globex })).key;
     globexRunnerId = await insertRunner(t, globex.id, 'globex-runner');

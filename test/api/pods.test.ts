@@ -7,6 +7,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { appendOutputChunk } from '../../src/store/pod-output.ts';
 import type { PodStatus, RunnersTable } from '../../src/store/schema-runners.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -736,7 +737,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
 
     it('returns the kept output; tail_bytes keeps the end; truncated says whether bytes are missing', async () => {
       const key = await createOk({ agent_slug: 'shell' });
-      await t.store.db.insertInto('pod_output').values({ pod_id: await podId(key), data: 'hello world\n', total_bytes: 12 }).execute();
+      await appendOutputChunk(t.store.db, await podId(key), 0, 'hello world\n');
       expect(await output(key)).toEqual({ output: 'hello world\n', truncated: false, total_bytes: 12 });
       expect(await output(key, '?tail_bytes=6')).toEqual({ output: 'world\n', truncated: true, total_bytes: 12 });
       expect(await output(key, '?tail_bytes=12')).toEqual({ output: 'hello world\n', truncated: false, total_bytes: 12 });
@@ -745,7 +746,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
 
     it('output beyond the kept 1 MiB is truncated even without tail_bytes', async () => {
       const key = await createOk({ agent_slug: 'shell' });
-      await t.store.db.insertInto('pod_output').values({ pod_id: await podId(key), data: 'the tail', total_bytes: 5_000_000 }).execute();
+      await appendOutputChunk(t.store.db, await podId(key), 5_000_000 - 'the tail'.length, 'the tail');
       expect(await output(key)).toEqual({ output: 'the tail', truncated: true, total_bytes: 5_000_000 });
     });
 
@@ -753,7 +754,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       const key = await createOk({ agent_slug: 'shell' });
       const data = 'héllo wörld 🐄!';
       const bytes = Buffer.byteLength(data);
-      await t.store.db.insertInto('pod_output').values({ pod_id: await podId(key), data, total_bytes: bytes }).execute();
+      await appendOutputChunk(t.store.db, await podId(key), 0, data);
       for (let n = 1; n <= bytes + 1; n++) {
         const body = await output(key, `?tail_bytes=${n}`);
         expect(Buffer.byteLength(body.output)).toBeLessThanOrEqual(n);

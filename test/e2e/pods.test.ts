@@ -123,7 +123,8 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     binDir = standInBinDir(STAND_INS);
     server = await startServerProcess({
       dataDir: database.dataDir,
-      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' },
+      // No output quota: the output tests here are about the kept tail (the quota: test/domain/output-quota.test.ts).
+      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn', DROVER_POD_OUTPUT_BYTES_PER_SEC: '0' },
     });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     runnerEnv = {

@@ -4,6 +4,7 @@ import { buildApp } from '../../src/app.ts';
 import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
+import type { Quotas } from '../../src/domain/quotas/model.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import type { DatabaseKind, Store } from '../../src/store/db.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
@@ -46,13 +47,15 @@ export interface TestAppOptions {
   /** Budget of Git provider calls (default: the app's default, 10 s). */
   providerTimeoutMs?: number;
   logger?: FastifyBaseLogger;
+  /** Server-wide quota defaults (default: the built-in ones). */
+  quotas?: Quotas;
 }
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
   const { store, cleanup } = await createTestStore(kind);
   const now = options.now ?? Date.now;
   const secrets = new SecretBox(crypto.randomBytes(32));
-  const { providerTimeoutMs, logger } = options;
+  const { providerTimeoutMs, logger, quotas } = options;
   const app = await buildApp({
     store,
     adminToken: ADMIN_TOKEN,
@@ -65,6 +68,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     secrets,
     providerTimeoutMs,
     logger,
+    quotas,
   });
   // The app's own context: domain calls made by a test (revoking a key, say) reach the app as
   // they would from a route.

@@ -206,3 +206,55 @@ describe('GroupProcess', () => {
     await waitFor(() => processGone(member), { what: 'the member that ignored SIGTERM to be SIGKILLed' });
   });
 });
+
+describe('the output quota, applied as the launcher reads (contract §15, pod_output_bytes_per_sec)', () => {
+  it('keeps about a second of output plus the rate, drops and counts the rest: kept + dropped = what was printed', async () => {
+    const launcher = newLauncher();
+    launcher.setOutputLimit(100_000);
+    let dropped = 0;
+    const printed = 5_000_000;
+    const run = await sh(launcher, `head -c ${printed} /dev/zero | tr '\\0' a`, { onDropped: (bytes) => (dropped += bytes) });
+    expect((await run.done).code).toBe(0);
+    const kept = Buffer.byteLength(run.output());
+    expect(kept).toBeGreaterThanOrEqual(100_000);
+    // A second of burst plus the rate over the time the flood took (it took well under 10 s).
+    expect(kept).toBeLessThan(100_000 + 1_000_000);
+    expect(kept + dropped).toBe(printed);
+    expect(run.output()).toMatch(/^a+$/);
+  });
+
+  it('multi-byte text is cut on character boundaries: what is kept decodes cleanly', async () => {
+    const launcher = newLauncher();
+    launcher.setOutputLimit(10_001);
+    let dropped = 0;
+    const run = await sh(launcher, `node -e "process.stdout.write('é€😀'.repeat(200000))"`, { onDropped: (bytes) => (dropped += bytes) });
+    expect((await run.done).code).toBe(0);
+    expect(dropped).toBeGreaterThan(0);
+    expect(run.output()).not.toContain('\ufffd');
+    expect(/^(é|€|😀)+$/u.test(run.output())).toBe(true);
+  });
+
+  it('0 means no limit, and a new limit applies to running agents', async () => {
+    const launcher = newLauncher();
+    launcher.setOutputLimit(1_000);
+    launcher.setOutputLimit(0);
+    let dropped = 0;
+    const run = await sh(launcher, `head -c 3000000 /dev/zero | tr '\\0' b`, { onDropped: (bytes) => (dropped += bytes) });
+    expect((await run.done).code).toBe(0);
+    expect(run.output()).toHaveLength(3_000_000);
+    expect(dropped).toBe(0);
+
+    const dir = scratch();
+    const gate = path.join(dir, 'go');
+    let later = 0;
+    const slow = await sh(launcher, `head -c 10000 /dev/zero | tr '\\0' c; while [ ! -e ${gate} ]; do sleep 0.05; done; head -c 3000000 /dev/zero | tr '\\0' d`, {
+      onDropped: (bytes) => (later += bytes),
+    });
+    await waitFor(() => slow.output().length >= 10_000, { what: 'the first part' });
+    launcher.setOutputLimit(50_000);
+    fs.writeFileSync(gate, '');
+    expect((await slow.done).code).toBe(0);
+    expect(slow.output().startsWith('c'.repeat(10_000))).toBe(true);
+    expect(later).toBeGreaterThan(2_000_000);
+  });
+});

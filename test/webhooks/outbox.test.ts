@@ -210,6 +210,28 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     expect(t.settled).toEqual([]);
   });
 
+  it('every attempt is logged with its time, status code or error, and duration (the deliveries endpoint shows them)', async () => {
+    const t = await setup();
+    const receiver = await t.receiver((_hit, n) => (n === 1 ? 'hang' : n === 2 ? 503 : 200));
+    const eventId = await t.enqueue(receiver.url);
+    const sender = t.sender({ timeoutMs: 300 });
+    expect(await sender.runOnce()).toBe(1);
+    t.clock.now = T0 + 5_001;
+    expect(await sender.runOnce()).toBe(1);
+    t.clock.now = T0 + 5_001 + 300_001;
+    expect(await sender.runOnce()).toBe(1);
+    const delivery = await t.row(eventId);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 3 });
+    const attempts = await deliveries.attemptsOf(t.ctx.store.db, [delivery.id]);
+    expect(attempts.map(({ attempt, attempted_at, status_code, error }) => ({ attempt, attempted_at, status_code, error }))).toEqual([
+      { attempt: 3, attempted_at: T0 + 5_001 + 300_001, status_code: 200, error: null },
+      { attempt: 2, attempted_at: T0 + 5_001, status_code: 503, error: 'HTTP 503' },
+      { attempt: 1, attempted_at: T0, status_code: null, error: 'no answer within 0.3 s' },
+    ]);
+    expect(attempts[2].duration_ms).toBeGreaterThanOrEqual(290);
+    for (const a of attempts) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
   it('a 302 is not followed and counts as a failed attempt', async () => {
     const t = await setup();
     const receiver = await t.receiver((hit) => (hit.path === '/hook' ? { status: 302, headers: { location: '/elsewhere' } } : { status: 200 }));

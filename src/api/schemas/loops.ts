@@ -235,3 +235,28 @@ export const LoopRunFinishedEvent = Type.Object(
   },
   { $id: 'LoopRunFinishedEvent' },
 );
+/** One callback delivery of a run's event (the first, or a redelivery) with its attempts. */
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.Integer(),
+    webhook_id: Type.String({ description: 'the `webhook-id` header: the same for the event and its redeliveries' }),
+    url: Type.String(),
+    status: Type.Enum(['pending', 'delivered', 'failed']),
+    attempt_count: Type.Integer(),
+    next_attempt_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    attempts: Type.Array(
+      Type.Object({
+        attempt: Type.Integer({ description: '1 for the first attempt of this delivery' }),
+        attempted_at: Timestamp,
+        status_code: Nullable(Type.Integer()),
+        error: Nullable(Type.String({ description: 'why it did not count as delivered (HTTP status, timeout, refused address, …); null on a 2xx' })),
+        duration_ms: Type.Integer(),
+      }),
+      { description: 'newest first' },
+    ),
+  },
+  { $id: 'WebhookDelivery' },
+);
+export const ListDeliveriesQuery = Type.Object({ limit: Type.Optional(Limit(20, 100)), offset: Type.Optional(Offset) }, { additionalProperties: false });

@@ -6,6 +6,8 @@ import { enqueueWebhook } from '../webhooks/outbox.ts';
 import { runRecords } from './records.ts';
 
 export const RUN_FINISHED_EVENT = 'loop.run.finished';
+/** The subject type of a run's callback deliveries. */
+export const RUN_SUBJECT = 'loop_run';
 
 /**
  * A run ended (not skipped): queue its signed callback in the same transaction, so the
@@ -19,12 +21,12 @@ export async function announceRunEnd(trx: Executor, ctx: DomainContext, loop: Lo
     secret: ctx.secrets.decrypt(loop.callback_secret_encrypted),
     type: RUN_FINISHED_EVENT,
     data: { loop: { id: loop.id, slug: loop.slug, name: loop.name }, run: (await runRecords(trx, [run], loop.slug))[0] },
-    subject: { type: 'loop_run', id: run.id },
+    subject: { type: RUN_SUBJECT, id: run.id },
   });
 }
 
 /** The sender settled a delivery: the run's callback_status shows it. */
 export async function callbackSettled(ctx: DomainContext, subject: { type: string; id: number }, status: 'delivered' | 'failed'): Promise<void> {
-  if (subject.type !== 'loop_run') return;
+  if (subject.type !== RUN_SUBJECT) return;
   await runs.updateRun(ctx.store.db, subject.id, { callback_status: status });
 }

@@ -239,6 +239,9 @@ async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, p
   if (pod instanceof AppError) {
     if (pod.code === 'NO_AVAILABLE_RUNNER' || pod.code === 'RUNNER_UNAVAILABLE') {
       await runs.updateRun(db, run.id, { error_message: `waiting for a runner: ${pod.message}`, updated_at: ctx.now() });
+    } else if (pod.code === 'QUOTA_EXCEEDED') {
+      // Like a full set of runners: the run waits (within its timeout) until the org's pods end.
+      await runs.updateRun(db, run.id, { error_message: `waiting for the organization's quota: ${pod.message}`, updated_at: ctx.now() });
     } else {
       await endRun(ctx, run.id, ['pending'], 'failed', pod.message);
     }

@@ -3,12 +3,15 @@ import * as customAgents from '../../store/custom-agents.ts';
 import { isUniqueViolation, type Executor } from '../../store/db.ts';
 import * as runs from '../../store/loop-runs.ts';
 import * as loops from '../../store/loops.ts';
+import { lockOrg } from '../../store/org-quotas.ts';
 import * as repositories from '../../store/repositories.ts';
 import * as runners from '../../store/runners.ts';
 import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { branchProblem } from '../pods/agentfile.ts';
+import { fits } from '../quotas/model.ts';
+import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
 import { checkLoopLayer } from './agentfile.ts';
 import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
@@ -139,18 +142,26 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
   const db = ctx.store.db;
   const slug = input.slug ?? uniqueSlug(slugFromName(input.name), new Set(await loops.slugsLike(db, orgId, slugFromName(input.name))));
   try {
-    return await loops.insertLoop(db, {
-      org_id: orgId,
-      slug,
-      ...columns(fields),
-      callback_secret_encrypted: ctx.secrets.encrypt(generateWebhookSecret()),
-      status: 'enabled',
-      next_run_at: schedule(fields, 'enabled', now),
-      run_counter: 0,
-      sandbox_runner_id: null,
-      last_session_id: null,
-      created_at: now,
-      updated_at: now,
+    const callbackSecret = ctx.secrets.encrypt(generateWebhookSecret());
+    return await ctx.store.transaction(async (trx) => {
+      // The org row is locked while counting, so concurrent creates cannot both take the last slot.
+      await lockOrg(trx, ctx.store.kind, orgId);
+      const limit = (await orgQuotas(ctx, trx, orgId)).max_loops;
+      const count = limit === 0 ? 0 : await loops.countLoops(trx, orgId);
+      if (!fits(limit, count)) throw quotaExceeded('max_loops', limit, `this organization has ${count} loops`);
+      return loops.insertLoop(trx, {
+        org_id: orgId,
+        slug,
+        ...columns(fields),
+        callback_secret_encrypted: callbackSecret,
+        status: 'enabled',
+        next_run_at: schedule(fields, 'enabled', now),
+        run_counter: 0,
+        sandbox_runner_id: null,
+        last_session_id: null,
+        created_at: now,
+        updated_at: now,
+      });
     });
   } catch (error) {
     if (isUniqueViolation(error)) {

@@ -2,6 +2,7 @@ import { AppError, invalid } from '../../errors.ts';
 import * as channels from '../../store/channels.ts';
 import * as customAgents from '../../store/custom-agents.ts';
 import type { Executor } from '../../store/db.ts';
+import { countActivePods, countQueuedPods } from '../../store/org-quotas.ts';
 import * as pods from '../../store/pods.ts';
 import * as repositories from '../../store/repositories.ts';
 import * as runners from '../../store/runners.ts';
@@ -11,6 +12,8 @@ import type { OrgRow } from '../../store/schema.ts';
 import { findTicketBySlug } from '../../store/tickets.ts';
 import { hashSecret } from '../auth/keys.ts';
 import type { DomainContext } from '../context.ts';
+import { fits } from '../quotas/model.ts';
+import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { capacityProblem, hasAgent, isAvailable, pickRunnerPreferring, queueProblem } from '../runners/selection.ts';
 import { placeQueued, wakePlaced } from './queue.ts';
 import { canonicalSlug } from '../tickets/model.ts';
@@ -72,8 +75,17 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
   const { results, promoted } = await ctx.store.transaction(async (trx) => {
     await runners.lockRunners(trx, ctx.store.kind, org.id);
     const candidates = await runners.listRunners(trx, org.id);
+    // Counted under the runners' lock, which every placement in the org takes: concurrent
+    // creates cannot both take the last slot of a quota. A pod the active-pods quota has no room
+    // for waits in the queue like one no runner has room for; the queue is bounded by its own quota.
+    const limits = await orgQuotas(ctx, trx, org.id);
+    let active = limits.max_active_pods === 0 ? 0 : await countActivePods(trx, org.id);
+    let queued = limits.max_queued_pods === 0 ? 0 : await countQueuedPods(trx, org.id);
     const now = ctx.now();
-    const promoted = candidates.some((r) => capacityProblem(r, now) === null) ? await placeQueued(trx, ctx, org.id, candidates, now) : [];
+    const room = limits.max_active_pods === 0 ? Infinity : limits.max_active_pods - active;
+    const promoted = room > 0 && candidates.some((r) => capacityProblem(r, now) === null) ? await placeQueued(trx, ctx, org.id, candidates, now, room) : [];
+    active += promoted.length;
+    queued -= promoted.length;
     const placed: (PodRow | AppError)[] = [];
     for (const [i, pod] of prepared.entries()) {
       if (pod instanceof AppError) {
@@ -81,18 +93,25 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
         continue;
       }
       const { input, extras } = requests[i];
-      const runner = place(candidates, input.agent_slug, input.runner_id, extras?.preferRunnerId ?? null, now);
+      const found = place(candidates, input.agent_slug, input.runner_id, extras?.preferRunnerId ?? null, now);
+      const runner = found instanceof AppError || fits(limits.max_active_pods, active) ? found : 'queued';
       if (runner instanceof AppError) {
         placed.push(runner);
         continue;
       }
       const times = { created_at: now, updated_at: now };
       if (runner === 'queued') {
+        if (!fits(limits.max_queued_pods, queued)) {
+          placed.push(quotaExceeded('max_queued_pods', limits.max_queued_pods, `${queued} pods of this organization are waiting for a runner`));
+          continue;
+        }
+        queued++;
         const config: PodConfig = { ...(JSON.parse(pod.config) as PodConfig), requested_runner_id: input.runner_id ?? null, prefer_runner_id: extras?.preferRunnerId ?? null };
         placed.push(await pods.insertPod(trx, { ...pod, status: 'queued', config: JSON.stringify(config), runner_id: null, ...times }));
         continue;
       }
       runner.pod_count++;
+      active++;
       placed.push(await pods.insertPod(trx, { ...pod, runner_id: runner.id, ...times }));
     }
     return { results: placed, promoted };

@@ -10,6 +10,7 @@
  * `queued` is guarded, and the queued rows are read `FOR UPDATE SKIP LOCKED`).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { countActivePods } from '../../store/org-quotas.ts';
 import * as queue from '../../store/pod-queue.ts';
 import * as pods from '../../store/pods.ts';
 import * as runners from '../../store/runners.ts';
@@ -17,6 +18,7 @@ import type { Executor } from '../../store/db.ts';
 import type { RunnerWithCount } from '../../store/runners.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
+import { orgQuotas } from '../quotas/service.ts';
 import { capacityProblem, isAvailable, pickRunnerPreferring } from '../runners/selection.ts';
 import { podLost } from './lifecycle.ts';
 import type { PodConfig } from './model.ts';
@@ -40,14 +42,22 @@ function runnerFor(candidates: RunnerWithCount[], pod: PodRow, now: number): Run
 
 /**
  * Gives the organization's queued pods their runners, oldest first, while a runner (as loaded in
- * `candidates`, whose pod counts are kept up to date here) has room. A pod that no runner can take
- * now (no free slot has its agent, or the runner it asked for is full) keeps its place, and the
- * next one is tried. Runs in the caller's placement transaction; returns the pods placed.
+ * `candidates`, whose pod counts are kept up to date here) has room, and at most `room` of them
+ * (what the organization's active-pods quota leaves). A pod that no runner can take now (no free
+ * slot has its agent, or the runner it asked for is full) keeps its place, and the next one is
+ * tried. Runs in the caller's placement transaction; returns the pods placed.
  */
-export async function placeQueued(trx: Executor, ctx: DomainContext, orgId: number, candidates: RunnerWithCount[], now: number): Promise<PodRow[]> {
+export async function placeQueued(
+  trx: Executor,
+  ctx: DomainContext,
+  orgId: number,
+  candidates: RunnerWithCount[],
+  now: number,
+  room = Infinity,
+): Promise<PodRow[]> {
   const placed: PodRow[] = [];
   let after: PodRow | null = null;
-  while (hasRoom(candidates, now)) {
+  while (placed.length < room && hasRoom(candidates, now)) {
     const page: PodRow[] = await queue.queuedPodsOf(trx, ctx.store.kind, orgId, after, PAGE);
     for (const pod of page) {
       const runner = runnerFor(candidates, pod, now);
@@ -56,7 +66,7 @@ export async function placeQueued(trx: Executor, ctx: DomainContext, orgId: numb
       if (!moved) continue;
       runner.pod_count++;
       placed.push(moved);
-      if (!hasRoom(candidates, now)) break;
+      if (placed.length >= room || !hasRoom(candidates, now)) break;
     }
     if (page.length < PAGE) break;
     after = page[page.length - 1];
@@ -76,7 +86,9 @@ export async function promoteQueuedPods(ctx: DomainContext, orgId: number): Prom
     await runners.lockRunners(trx, ctx.store.kind, orgId);
     const candidates = await runners.listRunners(trx, orgId);
     const now = ctx.now();
-    return hasRoom(candidates, now) ? placeQueued(trx, ctx, orgId, candidates, now) : [];
+    const limit = (await orgQuotas(ctx, trx, orgId)).max_active_pods;
+    const room = limit === 0 ? Infinity : limit - (await countActivePods(trx, orgId));
+    return room > 0 && hasRoom(candidates, now) ? placeQueued(trx, ctx, orgId, candidates, now, room) : [];
   });
   await wakePlaced(ctx, placed);
   return placed;

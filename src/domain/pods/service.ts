@@ -50,9 +50,7 @@ export async function terminatePod(ctx: DomainContext, orgId: number, key: strin
 
 export async function readOutput(ctx: DomainContext, orgId: number, key: string, tailBytes: number | undefined) {
   const pod = await getPod(ctx, orgId, key);
-  const row = await podOutput.readPodOutput(ctx.store.db, pod.id);
-  const kept = row?.data ?? '';
-  const output = tailBytes === undefined ? kept : podOutput.keepTail(kept, tailBytes);
-  const totalBytes = Number(row?.total_bytes ?? 0);
+  const { data, totalBytes } = await podOutput.readPodOutput(ctx.store.db, pod.id);
+  const output = tailBytes === undefined ? data : podOutput.keepTail(data, tailBytes);
   return { output, truncated: Buffer.byteLength(output) < totalBytes, total_bytes: totalBytes };
 }

@@ -25,7 +25,7 @@ export interface RegisterRunnerInput {
  */
 export async function registerRunner(ctx: DomainContext, input: RegisterRunnerInput): Promise<{ runner: RunnerRow; credential: string; org: string }> {
   const now = ctx.now();
-  const credential = 'drvrun_' + randomBase62(40);
+  const credential = newRunnerCredential();
   return ctx.store.transaction(async (trx) => {
     const registration = await runnerTokens.takeRunnerTokenUse(trx, hashSecret(input.token), now);
     if (!registration) {
@@ -53,6 +53,9 @@ export async function registerRunner(ctx: DomainContext, input: RegisterRunnerIn
     return { runner, credential, org: org!.slug };
   });
 }
+
+/** A runner's own credential: `drvrun_` + 40 base62 characters; only its hash is stored. */
+export const newRunnerCredential = (): string => 'drvrun_' + randomBase62(40);
 
 export async function authenticateRunner(ctx: DomainContext, credential: string): Promise<RunnerRow> {
   const runner = await runners.findRunnerByCredential(ctx.store.db, hashSecret(credential));

@@ -180,20 +180,34 @@ export class WebhookSender {
   }
 
   private async attempt(delivery: WebhookDeliveryRow): Promise<void> {
+    const attemptedAt = this.ctx.now();
+    const started = performance.now();
     const result = await this.post(delivery);
+    const durationMs = Math.round(performance.now() - started);
     const attempts = delivery.attempts + 1;
     const now = this.ctx.now();
     const schedule = this.options.schedule ?? RETRY_SCHEDULE_MS;
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;
     const status = ok ? 'delivered' : gone || attempts > schedule.length ? 'failed' : 'pending';
-    const changed = await deliveries.recordAttempt(this.ctx.store.db, delivery.id, delivery.attempts, {
-      status,
-      attempts,
-      next_attempt_at: status === 'pending' ? now + schedule[attempts - 1] : now,
-      last_status_code: result.statusCode,
-      last_error: result.error,
-      updated_at: now,
+    const changed = await this.ctx.store.transaction(async (trx) => {
+      // The attempt happened whatever its outcome's fate: it joins the delivery's log either way.
+      await deliveries.insertAttempt(trx, {
+        delivery_id: delivery.id,
+        attempt: attempts,
+        attempted_at: attemptedAt,
+        status_code: result.statusCode,
+        error: result.error,
+        duration_ms: durationMs,
+      });
+      return deliveries.recordAttempt(trx, delivery.id, delivery.attempts, {
+        status,
+        attempts,
+        next_attempt_at: status === 'pending' ? now + schedule[attempts - 1] : now,
+        last_status_code: result.statusCode,
+        last_error: result.error,
+        updated_at: now,
+      });
     });
     const log = { webhookId: delivery.event_id, url: delivery.url, attempt: attempts, statusCode: result.statusCode, error: result.error };
     if (!changed) {
