@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { unusedPort } from '../helpers/ports.ts';
-import { processGone, runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { podProcesses, processGone, runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
 import { createProcessTestDatabase, http, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 const ORG = '/api/v1/ext/orgs/default';
@@ -121,10 +121,10 @@ describe.each(DATABASES)('runner lifecycle (%s)', (kind) => {
 
   it('a deleted runner: its link is closed at once, it stops (78) instead of reconnecting, a restart is refused, its pods fail saying so', async () => {
     const runner = await newRunner();
-    const pidFile = path.join(scratch, `agent-${runner.runnerId}.pid`);
-    const key = await createPod(runner.runnerId, `echo $$ > ${pidFile}\nexec sleep 300`);
+    // The agent runs in the sandbox, which sees none of this test's directories: it is found by its pod key.
+    const key = await createPod(runner.runnerId, 'exec sleep 300');
     await waitPod(key, ['running']);
-    const agentPid = Number(await waitFor(() => (fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() || undefined : undefined)));
+    const agentPids = await waitFor(() => (podProcesses(key).length > 0 ? podProcesses(key) : undefined), { what: 'the agent process' });
 
     const deleted = await admin('DELETE', `/orgs/default/runners/${runner.runnerId}`);
     expect(deleted.status, deleted.text).toBe(200);
@@ -137,7 +137,7 @@ describe.each(DATABASES)('runner lifecycle (%s)', (kind) => {
     const failed = await pod(key);
     expect(failed.status).toBe('failed');
     expect(failed.error_message).toBe(`runner ${runner.runnerId} (lifecycle-${runnerSeq}) was deleted by an administrator`);
-    await waitFor(() => processGone(agentPid), { what: 'the agent to be stopped' });
+    await waitFor(() => agentPids.every((pid) => processGone(pid)) || undefined, { what: 'the agent to be stopped' });
 
     // Gone from every view; the id names no runner any more.
     expect(await runnerRecord(runner.runnerId)).toBeNull();
