@@ -101,7 +101,7 @@ export class EventHub {
       while (!closed && member.cursor < feed.cursor) {
         const upTo = feed.cursor;
         const rows = await eventsAfter(this.store.db, orgId, member.cursor, PAGE, upTo);
-        for (const row of rows) this.hand(member, row);
+        this.hand(member, rows, rows.map(eventFrame));
         if (rows.length < PAGE) member.cursor = Math.max(member.cursor, upTo);
       }
     } catch (error) {
@@ -113,11 +113,16 @@ export class EventHub {
     return subscription;
   }
 
-  private hand(member: Member, row: EventRow): void {
-    const id = Number(row.id);
-    if (id <= member.cursor) return;
-    member.cursor = id;
-    if (member.wants(row)) member.write(eventFrame(row));
+  /** The frames of `rows` this member has not had yet and wants, as one string (one write). */
+  private hand(member: Member, rows: readonly EventRow[], frames: readonly string[]): void {
+    let out = '';
+    for (const [i, row] of rows.entries()) {
+      const id = Number(row.id);
+      if (id <= member.cursor) continue;
+      member.cursor = id;
+      if (member.wants(row)) out += frames[i];
+    }
+    if (out !== '') member.write(out);
   }
 
   private async feed(orgId: number): Promise<Feed> {
@@ -149,9 +154,11 @@ export class EventHub {
         feed.again = false;
         for (;;) {
           const rows = await eventsAfter(this.store.db, orgId, feed.cursor, PAGE);
-          for (const row of rows) {
-            feed.cursor = Math.max(feed.cursor, Number(row.id));
-            for (const member of feed.members) if (member.live) this.hand(member, row);
+          if (rows.length > 0) {
+            // Each frame is built once and written to every subscriber that wants it, in one write each.
+            const frames = rows.map(eventFrame);
+            feed.cursor = Math.max(feed.cursor, Number(rows[rows.length - 1].id));
+            for (const member of feed.members) if (member.live) this.hand(member, rows, frames);
           }
           if (rows.length < PAGE) break;
         }
