@@ -860,6 +860,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization’s live event stream (Server-Sent Events), resumable with Last-Event-ID
+         * @description Each event: `id:` (increasing per organization), `event:` (its type) and `data:` one JSON line `{"id","type","created_at","data"}`, `data` holding the resource as the API shows it under its name (`{"ticket": {…}}`, `{"pod": {…}}`, `{"run": {…}}`: the first word of the type). A `: keepalive` comment every 15 s. With Last-Event-ID (or last_event_id) the kept events after that id are replayed first; an id older than what is kept (DROVER_EVENT_RETENTION_HOURS) gets one `reset` event instead. Each type needs its resource’s read scope.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/pods/{key}/output/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's output as Server-Sent Events, live while the pod runs
+         * @description `output` events `{"offset","data"}` (`offset`: the byte offset of `data` in the whole output) from byte `offset` (default 0; clamped to what is kept, the last 1 MiB), live while the pod runs; then one `end` event `{"status","exit_code"}` and the stream closes.
+         */
+        get: operations["streamPodOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orgs/{org}/loops": {
         parameters: {
             query?: never;
@@ -4666,6 +4706,90 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types; `family.*` selects a family (ticket.*, channel.*, message.*, pod.*, loop.*, run.*, runner.*). Default: every type the key's scopes allow. Types: ticket.created (tickets:read), ticket.updated (tickets:read), ticket.deleted (tickets:read), channel.created (channels:read), channel.updated (channels:read), message.created (channels:read), pod.created (pods:read), pod.updated (pods:read), loop.created (loops:read), loop.updated (loops:read), loop.deleted (loops:read), run.created (loops:read), run.updated (loops:read), runner.updated (runners:read). A type the key may not receive is 403, an unknown one 400. */
+                types?: string;
+                /** @description Only events about this channel (its channel, messages and pods) */
+                channel_id?: number;
+                /** @description Only events about this pod (the pod, its messages, its run) */
+                pod_key?: string;
+                /** @description Only events about this loop (the loop and its runs) */
+                loop_slug?: string;
+                /** @description Only events about this ticket (the ticket, its channels, messages and pods) */
+                ticket_slug?: string;
+                /** @description Resume after this event id (as the Last-Event-ID header; the header wins) */
+                last_event_id?: number;
+            };
+            header?: {
+                /** @description Resume after this event id: the events after it are replayed, then the stream goes live */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    streamPodOutput: {
+        parameters: {
+            query?: {
+                /** @description Byte offset to start from (default 0; clamped to what is kept) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];

@@ -6,7 +6,7 @@ import { deleteRunner, listOrgRunners, rotateRunnerCredential } from '../../doma
 import { MessageBody, errorResponses } from '../schemas/common.ts';
 import { AdminOrgParams } from '../schemas/admin.ts';
 import { AdminRunnerParams, UpdateQuotasBody } from '../schemas/operations.ts';
-import { presentRunner } from './runners.ts';
+import { runnerView as presentRunner } from '../../domain/runners/view.ts';
 
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
