@@ -60,6 +60,10 @@ API client:
   drover repos    list|get|branches|mrs
   drover events                      print the organization's events as they happen
 
+Agents:
+  drover mcp                         a Model Context Protocol server over stdio: Drover's tools
+                                     for an agent (docs/mcp.md; drover mcp --help)
+
   drover version, drover --version   print the version
   drover help, drover --help         this help
 

@@ -6,8 +6,10 @@ import { countingFailures, type RateLimits } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The scope a route requires; org routes without one are refused. */
+    /** The scope a route requires; org routes without one are refused, unless `anyScope` says any credential will do. */
     scope?: Scope;
+    /** Any valid credential of the organization may call the route (it tells the caller about itself). */
+    anyScope?: boolean;
     /** Creating POSTs honour Idempotency-Key. */
     idempotent?: boolean;
   }
@@ -43,6 +45,7 @@ export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Aut
     if (limited) await limited;
     const { org } = request.params as { org?: string };
     if (principal.org.slug !== org) throw notFound('organization');
+    if (request.routeOptions.config.anyScope) return;
     const scope = request.routeOptions.config.scope;
     if (!scope) throw new Error(`route ${request.routeOptions.url} declares no scope`);
     if (!grants(principal.scopes, scope)) {

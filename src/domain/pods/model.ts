@@ -38,7 +38,10 @@ export function newPodKey(): string {
   return 'p-' + randomBase62(14).toLowerCase();
 }
 
-/** A pod's API token: valid while the pod is active, with the three pod scopes. */
-export const POD_TOKEN_SCOPES = ['channels:write', 'tickets:write', 'pods:read'] as const;
+/**
+ * A pod's API token: valid while the pod is active, with these scopes (contract §12). Its
+ * `pods:write` covers only spawning pods and terminating the pods it spawned (spawn.ts).
+ */
+export const POD_TOKEN_SCOPES = ['channels:write', 'tickets:write', 'pods:read', 'pods:write', 'loops:read', 'repos:read', 'runners:read'] as const;
 export const newPodToken = (): string => 'drvpod_' + randomBase62(40);
 export const POD_TOKEN_PREFIX_LENGTH = 16;
