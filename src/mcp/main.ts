@@ -40,7 +40,7 @@ export async function main(argv: string[]): Promise<void> {
     const { data } = await client.call(client.api.GET('/api/v1/ext/orgs/{org}/auth/whoami', { params: { path: client.path } }));
     scopes = data.principal.scopes;
   } catch (error) {
-    if (error instanceof ApiError) throw new Error(`the server refused the credential: ${error.message} (${error.code})`);
+    if (error instanceof ApiError) throw new Error(`the server refused the credential: ${error.message} (${error.code})`, { cause: error });
     throw error;
   }
   const server = createMcpServer({ client, env }, scopes);
