@@ -174,6 +174,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     max_iterations: layer.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
+    mcp: layer.config.mcp ?? true,
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,

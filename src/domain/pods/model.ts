@@ -16,6 +16,8 @@ export interface PodConfig {
   max_iterations: number;
   iteration_timeout_sec: number;
   permission_mode: string | null;
+  /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
+  mcp?: boolean;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
