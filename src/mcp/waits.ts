@@ -5,7 +5,7 @@
  * arrives between the read and the wait is therefore never missed. The wait ends at its timeout,
  * or when the MCP client cancels the call.
  */
-import type { DroverClient, Schemas } from '../client/index.ts';
+import { ApiError, type DroverClient, type Schemas } from '../client/index.ts';
 import { openEvents, type DroverEvent, type EventFilters } from '../client/sse.ts';
 
 const FINAL = new Set(['completed', 'failed', 'terminated']);
@@ -34,11 +34,33 @@ async function nextMatching(events: AsyncGenerator<DroverEvent>, matches: (event
   }
 }
 
-async function eventsOrThrow(client: DroverClient, filters: EventFilters, signal: AbortSignal): Promise<AsyncGenerator<DroverEvent>> {
-  const events = await openEvents(client, filters, signal);
-  signal.throwIfAborted();
-  return events;
+/** How often a server without the event stream is asked again (see `wakeUps`). */
+const POLL_MS = 1000;
+
+/**
+ * The wake-ups of a wait: the server's events matching `filters`, or, from a server that has no
+ * `GET /events` yet (an older Drover answers 404), one wake-up a second: a bounded long-poll.
+ */
+async function wakeUps(client: DroverClient, filters: EventFilters, signal: AbortSignal): Promise<AsyncGenerator<DroverEvent>> {
+  try {
+    const events = await openEvents(client, filters, signal);
+    signal.throwIfAborted();
+    return events;
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND')) throw error;
+    return (async function* ticks() {
+      for (;;) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, POLL_MS);
+          signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+        });
+        yield { id: 0, type: 'poll', created_at: '', data: {} } as DroverEvent;
+      }
+    })();
+  }
 }
+
+const isPoll = (event: DroverEvent) => event.type === 'poll';
 
 type Message = Schemas['ChannelMessage'];
 
@@ -54,12 +76,12 @@ export async function waitForMessages(
   const read = (query: { after?: number; limit: number }) =>
     client.call(client.api.GET('/api/v1/ext/orgs/{org}/channels/{id}/messages', { params: { path, query } }));
   const found = await bounded(timeoutMs, cancel, async (signal) => {
-    const events = await eventsOrThrow(client, { types: 'message.created', channel_id: channelId }, signal);
+    const events = await wakeUps(client, { types: 'message.created', channel_id: channelId }, signal);
     const since = after ?? (await read({ limit: 1 })).data.messages[0]?.id ?? 0;
     for (;;) {
       const { data } = await read({ after: since, limit: 100 });
       if (data.messages.length > 0) return data.messages;
-      const newer = (event: DroverEvent) => ((event.data.message as { id?: number } | undefined)?.id ?? Infinity) > since;
+      const newer = (event: DroverEvent) => isPoll(event) || ((event.data.message as { id?: number } | undefined)?.id ?? Infinity) > since;
       if (!(await nextMatching(events, newer))) throw new Error('the event stream ended');
     }
   });
@@ -70,11 +92,11 @@ export async function waitForMessages(
 export async function waitForPod(client: DroverClient, podKey: string, timeoutMs: number, cancel: AbortSignal): Promise<{ pod: Schemas['Pod']; ended: boolean }> {
   const read = async () => (await client.call(client.api.GET('/api/v1/ext/orgs/{org}/pods/{key}', { params: { path: { ...client.path, key: podKey } } }))).data.pod;
   const ended = await bounded(timeoutMs, cancel, async (signal) => {
-    const events = await eventsOrThrow(client, { types: 'pod.updated', pod_key: podKey }, signal);
+    const events = await wakeUps(client, { types: 'pod.updated', pod_key: podKey }, signal);
     for (;;) {
       const pod = await read();
       if (FINAL.has(pod.status)) return pod;
-      const final = (event: DroverEvent) => FINAL.has(String((event.data.pod as { status?: string } | undefined)?.status));
+      const final = (event: DroverEvent) => isPoll(event) || FINAL.has(String((event.data.pod as { status?: string } | undefined)?.status));
       if (!(await nextMatching(events, final))) throw new Error('the event stream ended');
     }
   });
