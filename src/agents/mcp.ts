@@ -14,8 +14,9 @@
  *   `${NAME}` (expanded by Claude Code), and `--allowedTools mcp__drover` so the tools run in
  *   every permission mode (https://code.claude.com/docs/en/mcp).
  * - Codex: `-c mcp_servers.drover.command=…`, `.args=[…]`, `.env_vars=[…]` (names forwarded from
- *   Codex's environment) and `.tool_timeout_sec` (default 60 s, less than pod_wait may take)
- *   (https://developers.openai.com/codex/mcp).
+ *   Codex's environment), `.tool_timeout_sec` (default 60 s, less than pod_wait may take) and
+ *   `.default_tools_approval_mode="approve"` (`codex exec` never asks, so a tool call needing
+ *   approval would fail) (https://developers.openai.com/codex/mcp).
  * - Gemini CLI: `mcpServers.drover` in `~/.gemini/settings.json`, `env` values `$NAME`, `timeout`
  *   in ms, `trust: true` (no confirmation; https://geminicli.com/docs/tools/mcp-server).
  * - OpenCode: `mcp.drover` in `~/.config/opencode/opencode.json`, `type: "local"`, `command` as one
@@ -65,6 +66,8 @@ export function mcpArgs(slug: string, launch: McpServerLaunch): string[] {
         '-c', `${key}.args=${JSON.stringify(launch.args)}`,
         '-c', `${key}.env_vars=${JSON.stringify(launch.env)}`,
         '-c', `${key}.tool_timeout_sec=${MCP_TOOL_TIMEOUT_SEC}`,
+        // `codex exec` never asks, so a tool that needs approval would be refused: Drover's tools are approved.
+        '-c', `${key}.default_tools_approval_mode="approve"`,
       ];
     }
     default:

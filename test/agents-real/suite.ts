@@ -92,13 +92,14 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       const deferred = h.slug === 'claude-code' ? ['ENV ENABLE_TOOL_SEARCH "false"'] : [];
       const key = await h.createPod(script, [...agentLines(h.slug, h.mock.url), ...deferred, `CONFIG channel_id = ${channelId}`]);
       const pod = await h.waitEnded(key, 150_000).catch(async (error: Error) => {
-        throw new Error(`${error.message}\n${(await h.output(key)).slice(-4000)}\n${JSON.stringify(h.mock.requestsOf(script).map((r) => r.conversation.tools)).slice(0, 3000)}`);
+        throw new Error(`${error.message}\n${(await h.output(key)).slice(-4000)}\n${JSON.stringify(h.mock.requests.filter((r) => r.marker === script).map((r) => (r.body as { tools?: { name?: string }[] }).tools?.find((t) => t.name === 'mcp__drover'))[0]).slice(0, 3000)}`);
       });
       const output = await h.output(key);
       expect(pod.status, `${pod.error_message}\n${output.slice(-3000)}`).toBe('completed');
       expect(pod.result).toBe('Posted to the channel.');
       const messages = ((await h.api('GET', `${ORG}/channels/${channelId}/messages`)).body as { messages: { sender_type: string; pod_key: string | null; content: string }[] }).messages;
-      expect(messages).toContainEqual(expect.objectContaining({ sender_type: 'agent', pod_key: key, content }));
+      const seen = h.mock.conversationOf(script).flatMap((r) => r.conversation.messages.map((m) => m.toolOutput)).join('\n');
+      expect(messages, `the tool's answer the model saw: ${seen}\n${output.slice(-2000)}`).toContainEqual(expect.objectContaining({ sender_type: 'agent', pod_key: key, content }));
       // The tool's answer, as the CLI gave it back to the model (some CLIs quote it in JSON of their own): the message the API stored.
       const toolOutput = h.mock.conversationOf(script).flatMap((r) => r.conversation.messages.map((m) => m.toolOutput)).join('\n');
       expect(toolOutput).toMatch(/sender_type\\?":\\?"agent/);

@@ -12,9 +12,12 @@ interface Item {
   content?: unknown;
 }
 
+/** Joins a namespace and one of its tools in the names `toolNames` lists. */
+const NAMESPACED = '::';
+
 function toolNames(body: Record<string, unknown>): string[] {
-  const tools = (body.tools as { type?: string; name?: string }[] | undefined) ?? [];
-  return tools.map((t) => t.name ?? t.type ?? '').filter(Boolean);
+  const tools = (body.tools as { type?: string; name?: string; tools?: { name?: string }[] }[] | undefined) ?? [];
+  return tools.flatMap((t) => [t.name ?? t.type ?? '', ...(t.type === 'namespace' ? (t.tools ?? []).map((inner) => `${t.name}${NAMESPACED}${inner.name}`) : [])]).filter(Boolean);
 }
 
 function conversation(body: Record<string, unknown>): Conversation {
@@ -36,7 +39,9 @@ function outputItem(turn: Turn | null, tools: string[], id: string): Record<stri
   if ('text' in turn) return message(turn.text);
   if ('mcp' in turn) {
     const name = pickMcpTool(tools, turn.mcp.server, turn.mcp.name);
-    return { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, name, arguments: JSON.stringify(turn.mcp.input), status: 'completed' };
+    // A tool of a `namespace` (how Codex offers an MCP server's tools) is called by its own name within it.
+    const [namespace, inner] = name.includes(NAMESPACED) ? name.split(NAMESPACED) : [null, name];
+    return { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, ...(namespace ? { namespace } : {}), name: inner, arguments: JSON.stringify(turn.mcp.input), status: 'completed' };
   }
   const command = 'shell' in turn ? turn.shell : `cat > '${turn.write.path}' <<'MOCK_EOF'\n${turn.write.content}\nMOCK_EOF`;
   const name = pickTool(tools, ['exec_command', 'shell', 'shell_command']);

@@ -26,7 +26,7 @@ export type Turn =
   | { write: { path: string; content: string } }
   /**
    * A call of an MCP tool the CLI offers: `server`'s tool `name` under whatever name the CLI gives
-   * it (`mcp__drover__channel_post`, `drover__channel_post`, `mcp_drover_channel_post`, …).
+   * it (`mcp__drover__channel_post`, `mcp_drover_channel_post`, Codex's namespace `mcp__drover` holding `channel_post`, …).
    */
   | { mcp: { server: string; name: string; input: Record<string, unknown> } };
 
@@ -96,7 +96,7 @@ export function pickTool(offered: string[], candidates: readonly string[]): stri
 
 /** The name under which the CLI offers an MCP server's tool: it names the server and ends with the tool's name. */
 export function pickMcpTool(offered: string[], server: string, name: string): string {
-  const found = offered.find((n) => n.includes(server) && (n.endsWith(`_${name}`) || n.endsWith(`__${name}`)));
+  const found = offered.find((n) => n.includes(server) && (n.endsWith(`_${name}`) || n.endsWith(`:${name}`)));
   if (!found) throw new Error(`the MCP tool ${server}/${name} is not offered (offered: ${offered.join(', ')})`);
   return found;
 }
