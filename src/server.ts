@@ -10,6 +10,7 @@ import { randomBase62 } from './domain/auth/keys.ts';
 import type { DomainContext } from './domain/context.ts';
 import { SecretBox, resolveSecretKey } from './domain/secrets.ts';
 import { Housekeeping } from './scheduler/housekeeping.ts';
+import { EventRetention } from './events/retention.ts';
 import { networkCause } from './client/network.ts';
 import { openStore } from './store/db.ts';
 import { createNotifier } from './gateway/notifier.ts';
@@ -109,6 +110,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     quotas: config.quotas,
   });
   const housekeeping = new Housekeeping(ctx, app.log);
+  const eventRetention = new EventRetention(store, config.eventRetentionMs, Date.now, (error) => app.log.warn({ err: error }, 'pruning the event log failed'));
   const sweeper = new LivenessSweeper(
     app.drover.ctx,
     { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs, queueTimeoutMs: config.podQueueTimeoutMs },
@@ -142,6 +144,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       try {
         await localRunner?.shutdown();
         housekeeping.stop();
+        await eventRetention.stop();
         await cron.stop();
         await webhooks.stop();
         await sweeper.stop();
@@ -171,6 +174,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   }
 
   housekeeping.start();
+  eventRetention.start();
   sweeper.start();
   cron.start();
   webhooks.start();

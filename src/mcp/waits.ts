@@ -2,8 +2,9 @@
  * The waiting tools, `channel_wait` and `pod_wait`, on the event stream (`GET /events`, contract
  * §11) instead of polling: the stream is opened first, then the state waited for is read; if it is
  * not there yet, the next matching event wakes the wait and the state is read again. An event that
- * arrives between the read and the wait is therefore never missed. The wait ends at its timeout,
- * or when the MCP client cancels the call.
+ * arrives between the read and the wait is therefore never missed (and since the server answers the
+ * stream's headers just before its subscription is in place, the state is read once more a second
+ * after the stream opened). The wait ends at its timeout, or when the MCP client cancels the call.
  */
 import { ApiError, type DroverClient, type Schemas } from '../client/index.ts';
 import { openEvents, type DroverEvent, type EventFilters } from '../client/sse.ts';
@@ -36,6 +37,39 @@ async function nextMatching(events: AsyncGenerator<DroverEvent>, matches: (event
 
 /** How often a server without the event stream is asked again (see `wakeUps`). */
 const POLL_MS = 1000;
+/**
+ * The server answers the stream's headers a moment before its subscription is in place: the state
+ * is read once more this long after the stream opened, in case it changed in between.
+ */
+const RECHECK_MS = 1000;
+
+const TICK = { id: 0, type: 'poll', created_at: '', data: {} } as DroverEvent;
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+}
+
+/** The stream's events, with one extra wake-up RECHECK_MS after it opened (unless an event came first). */
+async function* withRecheck(events: AsyncGenerator<DroverEvent>, signal: AbortSignal): AsyncGenerator<DroverEvent> {
+  const first = events.next();
+  const winner = await Promise.race([first, delay(RECHECK_MS, signal).then(
+    () => 'tick' as const,
+    () => 'tick' as const, // aborted: the stream's own read fails with it
+  )]);
+  if (winner === 'tick') {
+    yield TICK;
+    const next = await first;
+    if (next.done) return;
+    yield next.value;
+  } else {
+    if (winner.done) return;
+    yield winner.value;
+  }
+  yield* events;
+}
 
 /**
  * The wake-ups of a wait: the server's events matching `filters`, or, from a server that has no
@@ -45,16 +79,13 @@ async function wakeUps(client: DroverClient, filters: EventFilters, signal: Abor
   try {
     const events = await openEvents(client, filters, signal);
     signal.throwIfAborted();
-    return events;
+    return withRecheck(events, signal);
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404 && error.code === 'NOT_FOUND')) throw error;
     return (async function* ticks() {
       for (;;) {
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, POLL_MS);
-          signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-        });
-        yield { id: 0, type: 'poll', created_at: '', data: {} } as DroverEvent;
+        await delay(POLL_MS, signal);
+        yield TICK;
       }
     })();
   }

@@ -8,8 +8,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route requires; org routes without one are refused, unless `anyScope` says any credential will do. */
     scope?: Scope;
-    /** Any valid credential of the organization may call the route (it tells the caller about itself). */
-    anyScope?: boolean;
+    /** Instead of `scope`: the key needs at least one of these (the event stream, whose types each have their own scope). */
+    anyScope?: readonly Scope[];
+    /** Any valid credential of the organization may call the route (it tells the caller about itself: /auth/whoami). */
+    anyCredential?: boolean;
     /** Creating POSTs honour Idempotency-Key. */
     idempotent?: boolean;
   }
@@ -45,7 +47,14 @@ export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Aut
     if (limited) await limited;
     const { org } = request.params as { org?: string };
     if (principal.org.slug !== org) throw notFound('organization');
-    if (request.routeOptions.config.anyScope) return;
+    if (request.routeOptions.config.anyCredential) return;
+    const anyScope = request.routeOptions.config.anyScope;
+    if (anyScope) {
+      if (!anyScope.some((s) => grants(principal.scopes, s))) {
+        throw new AppError('INSUFFICIENT_SCOPE', `this API key needs one of the scopes ${anyScope.join(', ')}`, { required_scopes: [...anyScope] });
+      }
+      return;
+    }
     const scope = request.routeOptions.config.scope;
     if (!scope) throw new Error(`route ${request.routeOptions.url} declares no scope`);
     if (!grants(principal.scopes, scope)) {

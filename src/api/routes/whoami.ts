@@ -20,7 +20,7 @@ export const whoamiRoutes = (): FastifyPluginAsyncTypebox =>
     app.get(
       '/auth/whoami',
       {
-        config: { anyScope: true },
+        config: { anyCredential: true },
         schema: {
           tags: ['Auth'],
           operationId: 'whoami',
