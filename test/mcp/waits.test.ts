@@ -46,6 +46,11 @@ describe.each(DATABASES)('drover mcp waits (%s)', (kind) => {
   });
 
   it('channel_wait answers the message another client posts while it waits', async () => {
+    // The server has the event stream, so the waits run on it (a 404 would make them poll instead).
+    const stream = await fetch(`${server.url}${ORG}/events?types=message.created&channel_id=${channelId}`, { headers: { 'x-api-key': key } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await stream.body?.cancel();
     const client = await mcp();
     const before = await api<{ message: Message }>('POST', `/channels/${channelId}/messages`, { content: 'before the wait' });
     // `after` names the last message before the wait, so the answer does not depend on whether the
