@@ -257,6 +257,24 @@ function autopilotTests(harness: () => Harness): void {
     expect((await h.output(key)).match(/"type":"result"/g)).toHaveLength(1);
   });
 
+  it('autopilot: the prompt offers report_status of the drover MCP server; the agent calls it with "done" and the pod completes after one iteration', async () => {
+    const h = harness();
+    const script = unique('ap-mcp');
+    h.mock.script(script, [{ mcp: { server: 'drover', name: 'report_status', input: { status: 'done', summary: 'reported over MCP' } } }, { text: 'Reported through the tool.' }]);
+    // Claude Code defers MCP tools behind its ToolSearch tool, which the stand-in does not play: it is turned off.
+    const key = await h.createPod(script, [...agentLines(h.slug, h.mock.url), 'ENV ENABLE_TOOL_SEARCH "false"', 'MODE autopilot', 'CONFIG max_iterations = 5']);
+    const pod = await h.waitEnded(key);
+    expect(pod.status, `${pod.error_message}\n${(await h.output(key)).slice(-2000)}`).toBe('completed');
+    expect(pod).toMatchObject({ error_message: null, result: 'Reported through the tool.' });
+    const asked = h.mock.requestsOf(script);
+    expect(asked.map((r) => r.turnIndex)).toEqual([0, 1]);
+    const prompt = asked[0].conversation.messages.find((m) => m.text.includes(`mock-script:${script}`))!.text;
+    expect(prompt).toContain('call the tool report_status of the drover MCP server');
+    expect(asked[0].conversation.tools).toContain('mcp__drover__report_status');
+    const toolOutput = asked[1].conversation.messages.map((m) => m.toolOutput).join('\n');
+    expect(toolOutput).toContain('reported over MCP');
+  });
+
   it('autopilot: an agent that says "continue" is resumed with its own session in iteration 2 (a short continuation prompt), then reports done', async () => {
     const h = harness();
     const script = unique('ap-continue');
