@@ -87,6 +87,18 @@ describe.each(DATABASES)('pods spawned by pods on %s', (kind) => {
     expect((await get(parent)).status).toBe('initializing');
   });
 
+  it('a child names only CREDENTIALs its parent has (400 otherwise): a pod token cannot widen what reaches its agents', async () => {
+    const parent = await spawn({ agent_slug: 'shell', agentfile_layer: 'CREDENTIAL GITHUB_TOKEN' });
+    const token = await tokenOf(parent);
+    const refused = expectError(await post('/pods', { agent_slug: 'shell', agentfile_layer: 'CREDENTIAL GITHUB_TOKEN\nCREDENTIAL AWS_SECRET_ACCESS_KEY' }, token), 400, 'VALIDATION_FAILED');
+    expect(refused.error).toMatch(/AWS_SECRET_ACCESS_KEY: a spawned pod may name only the credentials of its parent pod/);
+    expect(refused.error).not.toMatch(/GITHUB_TOKEN,/);
+    const child = await spawn({ agent_slug: 'shell', agentfile_layer: 'CREDENTIAL GITHUB_TOKEN' }, token);
+    expect((await get(child)).parent_pod_key).toBe(parent);
+    // An API key names any credential, as before.
+    await spawn({ agent_slug: 'shell', agentfile_layer: 'CREDENTIAL AWS_SECRET_ACCESS_KEY' });
+  });
+
   it('goes at most 3 levels below a pod created through the API (409 SPAWN_DEPTH_EXCEEDED)', async () => {
     const root = await spawn({ agent_slug: 'shell' });
     let current = root;

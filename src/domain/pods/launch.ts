@@ -160,6 +160,12 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     throw agentfileError(lines['CONFIG channel_id'] ?? null, `CONFIG channel_id ${channelId} is not a channel of this organization`);
   }
   const parent = extras.parent ?? null;
+  // A spawned pod reaches no runner credential its parent was not given (contract §12 leaves the
+  // agentfile open; a pod token must not widen what the pod's agent can get).
+  const foreign = parent ? layer.credentials.filter((name) => !(JSON.parse(parent.credentials) as string[]).includes(name)) : [];
+  if (foreign.length > 0) {
+    throw agentfileError(null, `CREDENTIAL ${foreign.join(', ')}: a spawned pod may name only the credentials of its parent pod (${parent!.key})`);
+  }
   // A spawned pod inherits its parent's channel and ticket unless given its own (one deleted since is dropped).
   if (channelId === null && parent?.channel_id != null && (await references.channelExists(parent.channel_id))) channelId = parent.channel_id;
   let ticketSlug: string | null = null;
