@@ -98,10 +98,9 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       expect(pod.status, `${pod.error_message}\n${output.slice(-3000)}`).toBe('completed');
       expect(pod.result).toBe('Posted to the channel.');
       const messages = ((await h.api('GET', `${ORG}/channels/${channelId}/messages`)).body as { messages: { sender_type: string; pod_key: string | null; content: string }[] }).messages;
-      const seen = h.mock.conversationOf(script).flatMap((r) => r.conversation.messages.map((m) => m.toolOutput)).join('\n');
-      expect(messages, `the tool's answer the model saw: ${seen}\n${output.slice(-2000)}`).toContainEqual(expect.objectContaining({ sender_type: 'agent', pod_key: key, content }));
       // The tool's answer, as the CLI gave it back to the model (some CLIs quote it in JSON of their own): the message the API stored.
       const toolOutput = h.mock.conversationOf(script).flatMap((r) => r.conversation.messages.map((m) => m.toolOutput)).join('\n');
+      expect(messages, `the tool's answer the model saw: ${toolOutput}\n${output.slice(-2000)}`).toContainEqual(expect.objectContaining({ sender_type: 'agent', pod_key: key, content }));
       expect(toolOutput).toMatch(/sender_type\\?":\\?"agent/);
       expect(toolOutput).toContain(key);
     }, 180_000);
