@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs a bundled build of the TypeScript sources, made (or refreshed) on start by ./build.mjs: the
-// API client commands from a small bundle of their own (src/cli/client/main.ts), everything else
-// (serve, runner, admin) from the full one (src/main.ts).
+// API client commands from a small bundle of their own (src/cli/client/main.ts), `drover mcp` from
+// another (src/mcp/main.ts), everything else (serve, runner, admin) from the full one (src/main.ts).
 import { entryModule } from './build.mjs';
 
 /** The first words of the client commands (CLIENT_WORDS in src/cli/client/main.ts) and the top-level help. */
@@ -9,7 +9,7 @@ const CLIENT = new Set(['login', 'events', 'tickets', 'pods', 'loops', 'channels
 
 const argv = process.argv.slice(2);
 try {
-  const { main } = await import(await entryModule(CLIENT.has(argv[0]) ? 'cli' : 'main'));
+  const { main } = await import(await entryModule(argv[0] === 'mcp' ? 'mcp' : CLIENT.has(argv[0]) ? 'cli' : 'main'));
   await main(argv);
 } catch (error) {
   // Configuration and start-up errors are one line for the operator, not a stack trace.

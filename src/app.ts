@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAdminAuth } from './api/plugins/admin-auth.ts';
 import { registerOrgAuth } from './api/plugins/auth.ts';
+import { whoamiRoutes } from './api/routes/whoami.ts';
 import { MAX_HEADER_BYTES, answerNodeLevelRequests, clientErrorHandler, newRequestId } from './api/plugins/client-errors.ts';
 import { registerErrorHandling, sendError, toAppError } from './api/plugins/errors.ts';
 import { registerIdempotency } from './api/plugins/idempotency.ts';
@@ -265,6 +266,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(runnerRoutes(ctx));
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
+      await orgScoped.register(whoamiRoutes());
       await orgScoped.register(eventRoutes({ ctx, hub: events, outputSignals, keepaliveMs: options.eventKeepaliveMs ?? 15_000, streams: eventStreams }));
     },
     { prefix: ORG_PREFIX },

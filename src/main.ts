@@ -42,6 +42,12 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = await runAdmin(rest);
       return;
     }
+    case 'mcp': {
+      // Normally run from its own bundle (bin/drover.mjs); here for `tsx src/main.ts mcp`.
+      const { main: runMcp } = await import('./mcp/main.ts');
+      await runMcp(argv);
+      return;
+    }
     case undefined:
     case '--help':
     case '-h':

@@ -1,7 +1,8 @@
 /**
  * What an agent in autopilot is told (contract §4 "Autopilot", §10 "Autopilot"): every wording of
- * it is here, so a new way to report (the MCP tool `report_status` of contract §12, once pods get
- * the `drover` MCP server) is one more entry of `REPORT_WAYS`, chosen by the caller.
+ * it is here. The ways to report are entries of `REPORT_WAYS`, chosen by the caller: the status
+ * file always, and the `drover` MCP server's `report_status` tool (contract §12) for agents that
+ * have that server (the runner's supervisor decides).
  *
  * - Iteration 1: the task, then how to report.
  * - Later iterations of an agent that can resume: its own session continues, with a short

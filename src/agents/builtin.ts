@@ -72,6 +72,8 @@ const claudeCode: BuiltinAgent = {
     if (task.maxTurns !== undefined) args.push('--max-turns', String(task.maxTurns));
     args.push('--permission-mode', task.permissionMode ?? 'bypassPermissions');
     if (task.resumeSessionId) args.push('--resume', task.resumeSessionId);
+    // --mcp-config and --allowedTools take several values: they end at the next option or at `--`.
+    args.push(...(task.mcpArgs ?? []));
     args.push('--', task.prompt);
     return { args, stdin: null };
   },
@@ -105,6 +107,7 @@ const codex: BuiltinAgent = {
     const args = ['exec', '--json', '--sandbox', sandbox];
     if (sandbox === 'workspace-write') args.push('-c', 'sandbox_workspace_write.network_access=true');
     args.push('-c', 'shell_environment_policy.ignore_default_excludes=true', '--skip-git-repo-check');
+    args.push(...(task.mcpArgs ?? []));
     if (task.model) args.push('--model', task.model);
     if (task.resumeSessionId) args.push('resume', task.resumeSessionId);
     args.push('--', task.prompt);

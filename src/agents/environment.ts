@@ -14,7 +14,7 @@ export interface DroverAgentContext {
   /** The organization's slug. */
   org: string;
   podKey: string;
-  /** The pod's key (scopes `channels:write`, `tickets:write`, `pods:read`), valid while the pod is active. */
+  /** The pod's token (the scopes of contract §12, `POD_TOKEN_SCOPES`), valid while the pod is active. */
   podToken: string;
   workspace: string;
   channelId?: number | null;

@@ -99,6 +99,7 @@ export function buildInvocation(agent: AgentSpec, task: AgentTask): AgentInvocat
     ...(builtin.supports.maxTurns && task.maxTurns !== undefined ? { maxTurns: task.maxTurns } : {}),
     ...(builtin.supports.permissionMode && task.permissionMode !== undefined ? { permissionMode: task.permissionMode } : {}),
     ...(builtin.supports.resume && task.resumeSessionId ? { resumeSessionId: task.resumeSessionId } : {}),
+    ...(task.mcpArgs?.length ? { mcpArgs: task.mcpArgs } : {}),
   };
   const modeProblem = effective.permissionMode === undefined ? null : permissionModeProblem(builtin.slug, effective.permissionMode);
   if (modeProblem !== null) throw new AgentInvocationError('permissionMode', modeProblem);

@@ -23,6 +23,8 @@ export interface AgentTask {
   resumeSessionId?: string | null;
   /** The pod's workspace; the runner spawns the agent with this as its cwd. */
   workspace: string;
+  /** Arguments that give the agent the `drover` MCP server (mcp.ts `mcpArgs`), placed before the prompt. */
+  mcpArgs?: string[];
 }
 
 /** What to spawn: `spawn(command, args, { cwd: task.workspace, env })`, then write `stdin`. */

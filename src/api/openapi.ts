@@ -31,6 +31,8 @@ function describeRoute({ schema, url, route }: { schema: RouteSchema; url: strin
   const scope = route.config?.scope;
   if (scope) described['x-required-scopes'] = [scope];
   else if (route.config?.anyScope) described['x-required-scopes'] = [...route.config.anyScope];
+  // Any valid credential of the organization (GET /auth/whoami): no scope at all.
+  else if (route.config?.anyCredential) described['x-required-scopes'] = [];
   if (hooksOf(route.preValidation).includes(optionalBody)) described['x-optional-body'] = true;
   if (schema.response) {
     described.response = Object.fromEntries(

@@ -60,6 +60,10 @@ API client:
   drover repos    list|get|branches|mrs
   drover events                      print the organization's events as they happen
 
+Agents:
+  drover mcp                         a Model Context Protocol server over stdio: Drover's tools
+                                     for an agent (docs/mcp.md; drover mcp --help)
+
   drover version, drover --version   print the version
   drover help, drover --help         this help
 
@@ -106,6 +110,7 @@ Environment of serve:
   DROVER_DEFAULT_AGENT    the agent of loops that name none (claude-code)
   DROVER_WEBHOOK_ALLOW_PRIVATE    true: callbacks may reach loopback and private addresses (false)
   DROVER_POD_QUEUE_TIMEOUT_MINUTES        a pod waiting for a runner fails after this long (60)
+  DROVER_EVENT_RETENTION_HOURS            how long the event log keeps events for resuming streams (24)
   DROVER_ORG_MAX_ACTIVE_PODS      an organization's active pods; more wait queued (100; 0: no limit)
   DROVER_ORG_MAX_QUEUED_PODS      an organization's queued pods; more are 429 (1000; 0: no limit)
   DROVER_ORG_MAX_LOOPS    an organization's loops; more are 429 (500; 0: no limit)

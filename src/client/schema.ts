@@ -860,6 +860,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/auth/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling credential: an API key or a pod token, and its scopes (any valid credential of the organization may ask) */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/events": {
         parameters: {
             query?: never;
@@ -1151,7 +1168,7 @@ export interface components {
             /** @description A human sentence */
             error: string;
             /** @enum {unknown} */
-            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "RESOURCE_IN_USE" | "REQUEST_TIMEOUT" | "NO_WEBHOOK_EVENT" | "DELIVERY_PENDING" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPECTATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "QUOTA_EXCEEDED" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER" | "SERVICE_UNAVAILABLE";
+            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "RESOURCE_IN_USE" | "REQUEST_TIMEOUT" | "NO_WEBHOOK_EVENT" | "SPAWN_DEPTH_EXCEEDED" | "TOO_MANY_CHILDREN" | "DELIVERY_PENDING" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPECTATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "QUOTA_EXCEEDED" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER" | "SERVICE_UNAVAILABLE";
             /** @description Also sent as the X-Request-Id header; the server log names it */
             request_id: string;
             /** @description validation errors: the field (JSON pointer in a body, name of a parameter) and why */
@@ -1418,6 +1435,8 @@ export interface components {
             /** @enum {unknown} */
             mode: "direct" | "autopilot";
             alias: string | null;
+            /** @description the pod that spawned this one with its pod token (contract §12); null for pods created with an API key or by a loop */
+            parent_pod_key: string | null;
             /** @description the agentfile's ENV variables */
             env: {
                 [key: string]: string;
@@ -4706,6 +4725,52 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        principal: {
+                            /**
+                             * @description api_key: an API key; pod: the token of a running pod (DROVER_POD_TOKEN)
+                             * @enum {unknown}
+                             */
+                            type: "api_key" | "pod";
+                            /** @description The scopes the credential holds. A pod token's pods:write covers only spawning and terminating the pod's own children. */
+                            scopes: string[];
+                            /** @description the API key, null for a pod token */
+                            api_key_id: number | null;
+                            /** @description the pod whose token this is, null for an API key */
+                            pod_key: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];

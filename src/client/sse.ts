@@ -111,11 +111,27 @@ export interface EventFilters {
   ticket_slug?: string;
 }
 
-/** `GET /events` from after `lastEventId` (or from now), live, resumed across breaks. */
-export async function* followEvents(client: DroverClient, filters: EventFilters, options: ReconnectOptions & { lastEventId?: string } = {}): AsyncGenerator<DroverEvent | { type: 'reset'; id?: string }> {
+function eventsUrl(client: DroverClient, filters: EventFilters): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, String(value));
-  const url = `${client.server}/api/v1/ext/orgs/${encodeURIComponent(client.org)}/events${query.size > 0 ? `?${query}` : ''}`;
+  return `${client.server}/api/v1/ext/orgs/${encodeURIComponent(client.org)}/events${query.size > 0 ? `?${query}` : ''}`;
+}
+
+/**
+ * `GET /events` opened now (resolved once the server has answered, so every event from then on
+ * reaches it), read without reconnecting: for callers that wait a bounded time and read the state
+ * they wait on after subscribing (the MCP waits), so nothing that happens in between is missed.
+ */
+export async function openEvents(client: DroverClient, filters: EventFilters, signal: AbortSignal): Promise<AsyncGenerator<DroverEvent>> {
+  const response = await open(client, eventsUrl(client, filters), {}, signal);
+  return (async function* events() {
+    for await (const message of readSse(response)) if (message.event !== 'reset') yield JSON.parse(message.data) as DroverEvent;
+  })();
+}
+
+/** `GET /events` from after `lastEventId` (or from now), live, resumed across breaks. */
+export async function* followEvents(client: DroverClient, filters: EventFilters, options: ReconnectOptions & { lastEventId?: string } = {}): AsyncGenerator<DroverEvent | { type: 'reset'; id?: string }> {
+  const url = eventsUrl(client, filters);
   const connect = (lastId: string | undefined) => open(client, url, lastId === undefined ? {} : { 'last-event-id': lastId }, options.signal);
   for await (const message of resilient(connect, options, options.lastEventId)) {
     if (message.event === 'reset') {

@@ -92,6 +92,8 @@ export const PodSpec = Type.Object(
     model: Type.Union([Type.String(), Type.Null()]),
     max_turns: Type.Union([Type.Integer(), Type.Null()]),
     permission_mode: Type.Union([Type.String(), Type.Null()]),
+    /** `CONFIG mcp`: wire the `drover` MCP server into the agent (optional: a server of an earlier version sends none, meaning true). */
+    mcp: Type.Optional(Type.Boolean()),
     pod_timeout_minutes: Type.Union([Type.Integer(), Type.Null()]),
     auto_close: Type.Boolean(),
     max_iterations: Type.Integer(),

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
 import { agentEnvironment } from '../agents/environment.ts';
-import { autopilotPrompt, type AutopilotIteration } from '../agents/autopilot.ts';
+import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
+import { supportsMcp } from '../agents/mcp.ts';
 import { supportsResume, type BuiltinAgentSlug } from '../agents/builtin.ts';
 import { findExecutable } from '../agents/detect.ts';
 import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
@@ -13,6 +14,7 @@ import { ProcessLauncher } from './launcher.ts';
 import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import { PodResults, SessionTotals } from './pod-results.ts';
 import { readStatus } from './status-file.ts';
+import { wireMcp } from './mcp-wiring.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 
@@ -244,6 +246,8 @@ export class PodSupervisor {
     const statusFile = path.join(stateDir, 'status.json');
     const agent = { slug: spec.agent.slug, custom: spec.agent.custom !== null };
     const canResume = !agent.custom && supportsResume(spec.agent.slug);
+    // Agents with the drover MCP server may report through its report_status tool too.
+    const reportWays: ReportWay[] = !agent.custom && spec.mcp !== false && supportsMcp(spec.agent.slug) ? ['mcp_tool', 'status_file'] : ['status_file'];
     let previous: AutopilotIteration['previous'] = null;
     try {
       for (let iteration = 1; iteration <= spec.max_iterations; iteration++) {
@@ -252,7 +256,7 @@ export class PodSupervisor {
         // reported last); one that cannot is given the task again (autopilot.ts).
         const ownSession = iteration > 1 && canResume ? pod.results.get().session_id : null;
         const resumeSessionId = iteration === 1 ? this.loopSession(pod, workspace) : ownSession;
-        const turn = { iteration, maxIterations: spec.max_iterations, previous };
+        const turn = { iteration, maxIterations: spec.max_iterations, previous, ways: reportWays };
         const prompt = autopilotPrompt(agent, spec.prompt, turn, ownSession !== null);
         let timedOut = false;
         const timer = setTimeout(() => {
@@ -282,19 +286,6 @@ export class PodSupervisor {
     const agent: AgentSpec = spec.agent.custom
       ? { slug: spec.agent.slug, ...spec.agent.custom }
       : { builtin: spec.agent.slug as BuiltinAgentSlug };
-    let invocation: ReturnType<typeof buildInvocation>;
-    try {
-      invocation = buildInvocation(agent, {
-        prompt: run.prompt,
-        model: spec.model ?? undefined,
-        maxTurns: spec.max_turns ?? undefined,
-        permissionMode: spec.permission_mode ?? undefined,
-        resumeSessionId: run.resumeSessionId,
-        workspace: workspace.path,
-      });
-    } catch (error) {
-      return { code: null, signal: null, spawnError: (error as Error).message };
-    }
     const { env, missingCredentials } = agentEnvironment({
       runnerEnv: this.options.runnerEnv,
       home: workspace.home,
@@ -315,6 +306,28 @@ export class PodSupervisor {
       credentials: spec.credentials,
       credentialValues: this.options.credentials,
     });
+    // The drover MCP server in the agent's own configuration (contract §12), unless CONFIG mcp = false.
+    let mcp: Awaited<ReturnType<typeof wireMcp>>;
+    try {
+      mcp = spec.agent.custom ? { args: [], skipped: null } : await wireMcp(spec.agent.slug, workspace.home, env, spec.mcp !== false);
+    } catch (error) {
+      return { code: null, signal: null, spawnError: `could not give the agent the drover MCP server: ${(error as Error).message}` };
+    }
+    if (mcp.skipped) this.note(pod, mcp.skipped);
+    let invocation: ReturnType<typeof buildInvocation>;
+    try {
+      invocation = buildInvocation(agent, {
+        prompt: run.prompt,
+        model: spec.model ?? undefined,
+        maxTurns: spec.max_turns ?? undefined,
+        permissionMode: spec.permission_mode ?? undefined,
+        resumeSessionId: run.resumeSessionId,
+        workspace: workspace.path,
+        mcpArgs: mcp.args,
+      });
+    } catch (error) {
+      return { code: null, signal: null, spawnError: (error as Error).message };
+    }
     if (missingCredentials.length > 0) {
       return { code: null, signal: null, spawnError: `the runner has no credential named ${missingCredentials.join(', ')}` };
     }

@@ -13,6 +13,7 @@ import { operations } from './migrations/0011_operations.ts';
 import { podResults } from './migrations/0012_pod_results.ts';
 import { podQueue } from './migrations/0013_pod_queue.ts';
 import { events } from './migrations/0014_events.ts';
+import { podParent } from './migrations/0015_pod_parent.ts';
 
 /** Migrations in order; names are fixed once released. */
 export function migrationsFor(store: Store): Record<string, Migration> {
@@ -30,6 +31,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0012_pod_results': podResults(),
     '0013_pod_queue': podQueue(store.kind),
     '0014_events': events(store.kind),
+    '0015_pod_parent': podParent(),
   };
 }
 

@@ -135,3 +135,19 @@ export async function podResultsByKeys(db: Executor, keys: readonly string[]): P
   for (const { key, ...row } of rows) found.set(key, row);
   return found;
 }
+
+/** The still-active pods a pod spawned (contract §12). */
+export async function activeChildPods(db: Executor, parentKey: string): Promise<PodRow[]> {
+  return db.selectFrom('pods').selectAll().where('parent_pod_key', '=', parentKey).where('status', 'in', ACTIVE_POD_STATUSES).orderBy('id').execute();
+}
+
+/** How many still-active pods a pod spawned. */
+export async function countActiveChildPods(db: Executor, parentKey: string): Promise<number> {
+  const row = await db
+    .selectFrom('pods')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('parent_pod_key', '=', parentKey)
+    .where('status', 'in', ACTIVE_POD_STATUSES)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -72,6 +72,8 @@ export interface PodsTable {
   ticket_slug: string | null;
   channel_id: number | null;
   alias: string | null;
+  /** The pod whose token spawned this one (migration 0015); null for pods created with an API key or by a loop. */
+  parent_pod_key: string | null;
   credentials: string;
   token_prefix: string;
   token_hash: string;

@@ -81,6 +81,30 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       else expect(cost).toBeGreaterThan(0);
     });
 
+    it('has the drover MCP server (contract §12): the model calls channel_post, the message lands in the pod\'s channel as the agent, with the pod key', async () => {
+      const created = await h.api('POST', `${ORG}/channels`, { name: unique('mcp-channel') });
+      expect(created.status, created.text).toBe(201);
+      const channelId = (created.body as { channel: { id: number } }).channel.id;
+      const script = unique('mcp');
+      const content = `hello over MCP from ${script}`;
+      h.mock.script(script, [{ mcp: { server: 'drover', name: 'channel_post', input: { content } } }, { text: 'Posted to the channel.' }]);
+      // Claude Code defers MCP tools behind its ToolSearch tool, which the stand-in does not play: it is turned off.
+      const deferred = h.slug === 'claude-code' ? ['ENV ENABLE_TOOL_SEARCH "false"'] : [];
+      const key = await h.createPod(script, [...agentLines(h.slug, h.mock.url), ...deferred, `CONFIG channel_id = ${channelId}`]);
+      const pod = await h.waitEnded(key, 150_000).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${(await h.output(key)).slice(-4000)}\n${JSON.stringify(h.mock.requests.filter((r) => r.marker === script).map((r) => (r.body as { tools?: { name?: string }[] }).tools?.find((t) => t.name === 'mcp__drover'))[0]).slice(0, 3000)}`);
+      });
+      const output = await h.output(key);
+      expect(pod.status, `${pod.error_message}\n${output.slice(-3000)}`).toBe('completed');
+      expect(pod.result).toBe('Posted to the channel.');
+      const messages = ((await h.api('GET', `${ORG}/channels/${channelId}/messages`)).body as { messages: { sender_type: string; pod_key: string | null; content: string }[] }).messages;
+      // The tool's answer, as the CLI gave it back to the model (some CLIs quote it in JSON of their own): the message the API stored.
+      const toolOutput = h.mock.conversationOf(script).flatMap((r) => r.conversation.messages.map((m) => m.toolOutput)).join('\n');
+      expect(messages, `the tool's answer the model saw: ${toolOutput}\n${output.slice(-2000)}`).toContainEqual(expect.objectContaining({ sender_type: 'agent', pod_key: key, content }));
+      expect(toolOutput).toMatch(/sender_type\\?":\\?"agent/);
+      expect(toolOutput).toContain(key);
+    }, 180_000);
+
     it('terminate during a long tool call (sleep 300) leaves no process of the pod behind', async () => {
       const script = unique('sleep');
       // Claude Code 2.1.3xx refuses a command that starts with a long sleep ("use Monitor"); after an echo it runs it.
@@ -230,6 +254,24 @@ function autopilotTests(harness: () => Harness): void {
     expect(prompt).toContain('DROVER_STATUS_FILE');
     // One iteration: one session, one result event in the output.
     expect((await h.output(key)).match(/"type":"result"/g)).toHaveLength(1);
+  });
+
+  it('autopilot: the prompt offers report_status of the drover MCP server; the agent calls it with "done" and the pod completes after one iteration', async () => {
+    const h = harness();
+    const script = unique('ap-mcp');
+    h.mock.script(script, [{ mcp: { server: 'drover', name: 'report_status', input: { status: 'done', summary: 'reported over MCP' } } }, { text: 'Reported through the tool.' }]);
+    // Claude Code defers MCP tools behind its ToolSearch tool, which the stand-in does not play: it is turned off.
+    const key = await h.createPod(script, [...agentLines(h.slug, h.mock.url), 'ENV ENABLE_TOOL_SEARCH "false"', 'MODE autopilot', 'CONFIG max_iterations = 5']);
+    const pod = await h.waitEnded(key);
+    expect(pod.status, `${pod.error_message}\n${(await h.output(key)).slice(-2000)}`).toBe('completed');
+    expect(pod).toMatchObject({ error_message: null, result: 'Reported through the tool.' });
+    const asked = h.mock.requestsOf(script);
+    expect(asked.map((r) => r.turnIndex)).toEqual([0, 1]);
+    const prompt = asked[0].conversation.messages.find((m) => m.text.includes(`mock-script:${script}`))!.text;
+    expect(prompt).toContain('call the tool report_status of the drover MCP server');
+    expect(asked[0].conversation.tools).toContain('mcp__drover__report_status');
+    const toolOutput = asked[1].conversation.messages.map((m) => m.toolOutput).join('\n');
+    expect(toolOutput).toContain('reported over MCP');
   });
 
   it('autopilot: an agent that says "continue" is resumed with its own session in iteration 2 (a short continuation prompt), then reports done', async () => {

@@ -55,6 +55,7 @@ const DETAIL_KEYS = [
   'finished_at',
   'max_turns',
   'mode',
+  'parent_pod_key',
   'pod_timeout_minutes',
   'sandbox_type',
   'started_at',
@@ -200,6 +201,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         max_turns: null,
         mode: 'direct',
         alias: null,
+        parent_pod_key: null,
         env: {},
         error_message: null,
         exit_code: null,
@@ -886,18 +888,18 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       expect(res.statusCode, res.body).toBe(201);
     });
 
-    it('gets 403 on POST /pods, terminate and the runner endpoints', async () => {
-      const count = await podCount();
-      const create = expectError(await asPod('POST', '/pods', { agent_slug: 'shell' }), 403, 'INSUFFICIENT_SCOPE');
-      expect(create.required_scopes).toEqual(['pods:write']);
-      expect(await podCount()).toBe(count);
+    it('reads runners, repositories and loops (contract §12), but terminates only pods it spawned and writes no loop', async () => {
       expect(expectError(await asPod('POST', `/pods/${podKey}/terminate`), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual(['pods:write']);
+      const other = await createOk({ agent_slug: 'shell' });
+      expectError(await asPod('POST', `/pods/${other}/terminate`), 403, 'INSUFFICIENT_SCOPE');
       expect((await detail(podKey)).status).toBe('initializing');
-      for (const path of ['/runners', '/runners/available', `/runners/${runnerId}`, `/runners/${runnerId}/pods`]) {
-        expect(expectError(await asPod('GET', path), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual(['runners:read']);
+      expect((await detail(other)).status).toBe('initializing');
+      for (const path of ['/runners', '/runners/available', `/runners/${runnerId}`, `/runners/${runnerId}/pods`, '/repositories', '/loops']) {
+        const res = await asPod('GET', path);
+        expect(res.statusCode, `${path}: ${res.body}`).toBe(200);
       }
-      expect(expectError(await asPod('GET', '/repositories'), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual(['repos:read']);
-      expect(expectError(await asPod('GET', '/loops'), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual(['loops:read']);
+      const loop = expectError(await asPod('POST', '/loops', { name: 'not mine', prompt_template: 'x', agent_slug: 'shell' }), 403, 'INSUFFICIENT_SCOPE');
+      expect(loop.required_scopes).toEqual(['loops:write']);
     });
 
     it('gets 404 on another organization', async () => {

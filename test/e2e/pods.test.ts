@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
-import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { mcpArgs } from '../../src/agents/mcp.ts';
+import { DROVER_BIN, createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import {
   podProcesses,
   runnerPath,
@@ -340,6 +341,8 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       'console.log(`self=${self.status} ${(await self.json()).pod?.status}`);',
       'const tickets = await fetch(`${base}/runners`, { headers });',
       'console.log(`runners=${tickets.status}`);',
+      "const loop = await fetch(`${base}/loops`, { method: 'POST', headers, body: JSON.stringify({ name: 'not mine', prompt_template: 'x', agent_slug: 'shell' }) });",
+      'console.log(`loops=${loop.status}`);',
       'JS',
       'node post.mjs',
       'echo "channel=$DROVER_CHANNEL_ID"',
@@ -351,7 +354,9 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     expect(pod, text).toMatchObject({ status: 'completed', channel_id: channelId });
     expect(text).toContain('post=201');
     expect(text).toContain('self=200 running');
-    expect(text).toContain('runners=403'); // the pod token has channels:write, tickets:write, pods:read only
+    // The pod token reads runners, repositories and loops, writes no loop (contract §12).
+    expect(text).toContain('runners=200');
+    expect(text).toContain('loops=403');
     expect(text).toContain(`channel=${channelId}`);
 
     const messages = await waitFor(
@@ -440,11 +445,14 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
 
   describe('built-in agents on a real runner (stand-in CLIs)', () => {
     const PROMPT = '- fix "the" bug; STAND_IN_SLEEP_MS=60000';
+    /** The drover MCP server's arguments (contract §12): the runner's Node running its drover mcp, with the pod's variables by name. */
+    const mcpLaunch = { command: process.execPath, args: [DROVER_BIN, 'mcp'], env: ['DROVER_API_URL', 'DROVER_ORG', 'DROVER_POD_TOKEN', 'DROVER_POD_KEY'] };
+    const droverMcp = (slug: string) => mcpArgs(slug, mcpLaunch);
     const expected: Record<string, { program: string; model: string; argv: string[]; stdin: string | null }> = {
       'claude-code': {
         program: 'claude',
         model: 'm1',
-        argv: ['-p', '--output-format', 'stream-json', '--verbose', '--model', 'm1', '--max-turns', '3', '--permission-mode', 'bypassPermissions', '--', PROMPT],
+        argv: ['-p', '--output-format', 'stream-json', '--verbose', '--model', 'm1', '--max-turns', '3', '--permission-mode', 'bypassPermissions', ...droverMcp('claude-code'), '--', PROMPT],
         stdin: '',
       },
       codex: {
@@ -460,6 +468,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
           '-c',
           'shell_environment_policy.ignore_default_excludes=true',
           '--skip-git-repo-check',
+          ...droverMcp('codex'),
           '--model',
           'm1',
           '--',
@@ -516,6 +525,15 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       const unexpected = names.filter((n) => !['PATH', 'HOME', 'LANG', 'TERM', 'API_TOKEN', 'PWD'].includes(n) && !n.startsWith('DROVER_'));
       expect(unexpected).toEqual([]);
       if (record.env.PWD !== undefined) expect(record.env.PWD).toBe(workspaceOf(key));
+      // Gemini CLI and OpenCode find the drover MCP server in their config files in the pod's HOME.
+      if (slug === 'gemini-cli') {
+        const settings = JSON.parse(fs.readFileSync(path.join(homeOf(key), '.gemini', 'settings.json'), 'utf8'));
+        expect(settings.mcpServers.drover).toMatchObject({ command: process.execPath, args: [DROVER_BIN, 'mcp'], env: { DROVER_POD_TOKEN: '$DROVER_POD_TOKEN' }, trust: true });
+      }
+      if (slug === 'opencode') {
+        const config = JSON.parse(fs.readFileSync(path.join(homeOf(key), '.config', 'opencode', 'opencode.json'), 'utf8'));
+        expect(config.mcp.drover).toMatchObject({ type: 'local', command: [process.execPath, DROVER_BIN, 'mcp'], environment: { DROVER_POD_TOKEN: '{env:DROVER_POD_TOKEN}' } });
+      }
       expect(names.filter((n) => n.startsWith('DROVER_CREDENTIAL_'))).toEqual([]);
       expect(JSON.stringify(record.env)).not.toContain(SECRET);
       expect(record.env).toMatchObject({
@@ -535,6 +553,16 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
 
       await waitFor(() => podProcesses(key).length === 0, { timeout: 12_000, what: 'the stand-in to be stopped' });
       expect((await getPod(key)).status).toBe('terminated');
+    });
+
+    it('CONFIG mcp = false: no drover MCP server on the command line (Claude Code) nor in the HOME config (Gemini CLI)', async () => {
+      for (const slug of ['claude-code', 'gemini-cli']) {
+        const key = await createPod(layer('say hi STAND_IN_SLEEP_MS=60000', 'CONFIG mcp = false'), {}, slug);
+        const record = JSON.parse((await waitFile(path.join(workspaceOf(key), '.stand-in-record.jsonl'))).split('\n')[0]) as { argv: string[] };
+        expect(record.argv.join(' ')).not.toContain('mcp');
+        expect(fs.existsSync(path.join(homeOf(key), '.gemini', 'settings.json'))).toBe(false);
+        expect((await api('POST', `${ORG}/pods/${key}/terminate`)).status).toBe(200);
+      }
     });
 
     it('an agent that runs to the end: completed, with the CLI-shaped output captured', async () => {

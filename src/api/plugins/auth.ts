@@ -6,10 +6,12 @@ import { countingFailures, type RateLimits } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The scope a route requires; org routes without one are refused. */
+    /** The scope a route requires; org routes without one are refused, unless `anyScope` says any credential will do. */
     scope?: Scope;
     /** Instead of `scope`: the key needs at least one of these (the event stream, whose types each have their own scope). */
     anyScope?: readonly Scope[];
+    /** Any valid credential of the organization may call the route (it tells the caller about itself: /auth/whoami). */
+    anyCredential?: boolean;
     /** Creating POSTs honour Idempotency-Key. */
     idempotent?: boolean;
   }
@@ -45,6 +47,7 @@ export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Aut
     if (limited) await limited;
     const { org } = request.params as { org?: string };
     if (principal.org.slug !== org) throw notFound('organization');
+    if (request.routeOptions.config.anyCredential) return;
     const anyScope = request.routeOptions.config.anyScope;
     if (anyScope) {
       if (!anyScope.some((s) => grants(principal.scopes, s))) {

@@ -49,7 +49,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         schema: { tags, operationId: 'createPod', headers: IdempotencyHeaders, summary: 'Create a pod: an agent run on a runner, or queued until a runner slot frees (status `queued`)', params: OrgParams, body: s.CreatePodBody, response: { 201: s.CreatedPod, ...errorResponses(409, 503) } },
       },
       async (request, reply) => {
-        const pod = await service.createPod(ctx, request.principal.org, request.body);
+        const pod = await service.createPod(ctx, request.principal, request.body);
         return reply.code(201).send({ pod: { pod_key: pod.key, status: pod.status, agent_slug: pod.agent_slug, created_at: iso(pod.created_at) } });
       },
     );
@@ -58,7 +58,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       '/pods/:key/terminate',
       { config: { scope: 'pods:write' }, schema: { tags, operationId: 'terminatePod', summary: 'Terminate an active pod', params: s.PodParams, response: { 200: MessageBody, ...errorResponses(409) } } },
       async (request) => {
-        const pod = await service.terminatePod(ctx, request.principal.org.id, request.params.key);
+        const pod = await service.terminatePodAs(ctx, request.principal, request.params.key);
         return { message: `Pod ${pod.key} terminated.` };
       },
     );

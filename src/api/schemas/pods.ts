@@ -52,6 +52,7 @@ export const Pod = Type.Object(
     max_turns: Nullable(Type.Integer()),
     mode: Type.Enum(['direct', 'autopilot']),
     alias: Nullable(Type.String()),
+    parent_pod_key: Nullable(Type.String({ description: 'the pod that spawned this one with its pod token (contract §12); null for pods created with an API key or by a loop' })),
     env: Type.Record(Type.String(), Type.String(), { description: 'the agentfile\'s ENV variables' }),
     error_message: Nullable(Type.String()),
     exit_code: Nullable(Type.Integer()),

@@ -47,6 +47,8 @@ export interface AgentfileConfig {
   max_iterations?: number;
   iteration_timeout_sec?: number;
   permission_mode?: string;
+  /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
+  mcp?: boolean;
 }
 
 export interface AgentfileLayer {
@@ -81,6 +83,7 @@ export const CONFIG_KEYS = [
   'max_iterations',
   'iteration_timeout_sec',
   'permission_mode',
+  'mcp',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
 /** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
@@ -235,6 +238,7 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
     case 'channel_id':
       return parseInteger(raw, lineNo, what, 1, Number.MAX_SAFE_INTEGER);
     case 'auto_close':
+    case 'mcp':
       if (raw === 'true') return true;
       if (raw === 'false') return false;
       return fail(lineNo, `${what} must be true or false, got ${show(raw)}`);

@@ -17,6 +17,7 @@ import { fits } from '../quotas/model.ts';
 import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { capacityProblem, hasAgent, isAvailable, pickRunnerPreferring, queueProblem } from '../runners/selection.ts';
 import { placeQueued, wakePlaced } from './queue.ts';
+import { checkFanOut } from './spawn.ts';
 import { canonicalSlug } from '../tickets/model.ts';
 import { agentfileError, type AgentfileLayer, type AgentfileLines } from './agentfile.ts';
 import { isBuiltinAgentSlug, permissionModeProblem } from '../../agents/builtin.ts';
@@ -39,6 +40,8 @@ export interface PodExtras {
   /** Use this runner when it is available (a persistent sandbox lives there), else any runner. */
   preferRunnerId?: number | null;
   loopRunId?: number | null;
+  /** The pod whose token spawns this one (contract §12): recorded as parent_pod_key; its channel and ticket are inherited unless given. */
+  parent?: PodRow | null;
 }
 
 export interface LaunchRequest {
@@ -88,12 +91,22 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
     active += promoted.length;
     queued -= promoted.length;
     const placed: (PodRow | AppError)[] = [];
+    const children = new Map<string, number>();
     for (const [i, pod] of prepared.entries()) {
       if (pod instanceof AppError) {
         placed.push(pod);
         continue;
       }
       const { input, extras } = requests[i];
+      if (pod.parent_pod_key !== null) {
+        const pending = children.get(pod.parent_pod_key) ?? 0;
+        const refused = await checkFanOut(trx, pod.parent_pod_key, pending);
+        if (refused) {
+          placed.push(refused);
+          continue;
+        }
+        children.set(pod.parent_pod_key, pending + 1);
+      }
       const found = place(candidates, input.agent_slug, input.runner_id, extras?.preferRunnerId ?? null, now);
       const runner = found instanceof AppError || fits(limits.max_active_pods, active) ? found : 'queued';
       if (runner instanceof AppError) {
@@ -142,15 +155,26 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
   const modeProblem = mode === undefined ? null : permissionModeProblem(input.agent_slug, mode);
   if (modeProblem !== null) throw agentfileError(lines['CONFIG permission_mode'] ?? null, `CONFIG ${modeProblem}`);
   const repository = await references.repository(layer, lines);
-  const channelId = layer.config.channel_id ?? null;
+  let channelId = layer.config.channel_id ?? null;
   if (channelId !== null && !(await references.channelExists(channelId))) {
     throw agentfileError(lines['CONFIG channel_id'] ?? null, `CONFIG channel_id ${channelId} is not a channel of this organization`);
   }
+  const parent = extras.parent ?? null;
+  // A spawned pod reaches no runner credential its parent was not given (contract §12 leaves the
+  // agentfile open; a pod token must not widen what the pod's agent can get).
+  const foreign = parent ? layer.credentials.filter((name) => !(JSON.parse(parent.credentials) as string[]).includes(name)) : [];
+  if (foreign.length > 0) {
+    throw agentfileError(null, `CREDENTIAL ${foreign.join(', ')}: a spawned pod may name only the credentials of its parent pod (${parent!.key})`);
+  }
+  // A spawned pod inherits its parent's channel and ticket unless given its own (one deleted since is dropped).
+  if (channelId === null && parent?.channel_id != null && (await references.channelExists(parent.channel_id))) channelId = parent.channel_id;
   let ticketSlug: string | null = null;
   if (input.ticket_slug !== undefined) {
     const ticket = await findTicketBySlug(ctx.store.db, org.id, canonicalSlug(input.ticket_slug));
     if (!ticket) throw invalid('/ticket_slug', 'must be the slug of a ticket of this organization');
     ticketSlug = ticket.slug;
+  } else if (parent?.ticket_slug != null && (await findTicketBySlug(ctx.store.db, org.id, parent.ticket_slug))) {
+    ticketSlug = parent.ticket_slug;
   }
   const config: PodConfig = {
     model: layer.config.model ?? null,
@@ -161,6 +185,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     max_iterations: layer.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
+    mcp: layer.config.mcp ?? true,
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,
@@ -184,6 +209,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     ticket_slug: ticketSlug,
     channel_id: channelId,
     alias: input.alias ?? null,
+    parent_pod_key: parent?.key ?? null,
     credentials: JSON.stringify(layer.credentials),
     token_prefix: token.slice(0, POD_TOKEN_PREFIX_LENGTH),
     token_hash: hashSecret(token),

@@ -118,4 +118,12 @@ async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
   ctx.podOutputChanged?.(pod.id);
   await tellChannel(ctx, pod, `Pod ${pod.key} ${pod.status}${pod.error_message ? `: ${pod.error_message}` : ''}.`);
   await ctx.podChanged?.(pod);
+  await terminateChildren(ctx, pod);
+}
+
+/** A pod has ended, however it ended: its still-active children are terminated (theirs in turn, contract §12). */
+async function terminateChildren(ctx: DomainContext, pod: PodRow): Promise<void> {
+  for (const child of await pods.activeChildPods(ctx.store.db, pod.key)) {
+    await terminateOnServer(ctx, child, ACTIVE_STATUSES, `its parent pod ${pod.key} ended (${pod.status})`);
+  }
 }

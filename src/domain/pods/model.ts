@@ -16,6 +16,8 @@ export interface PodConfig {
   max_iterations: number;
   iteration_timeout_sec: number;
   permission_mode: string | null;
+  /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
+  mcp?: boolean;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
@@ -38,7 +40,10 @@ export function newPodKey(): string {
   return 'p-' + randomBase62(14).toLowerCase();
 }
 
-/** A pod's API token: valid while the pod is active, with the three pod scopes. */
-export const POD_TOKEN_SCOPES = ['channels:write', 'tickets:write', 'pods:read'] as const;
+/**
+ * A pod's API token: valid while the pod is active, with these scopes (contract §12). Its
+ * `pods:write` covers only spawning pods and terminating the pods it spawned (spawn.ts).
+ */
+export const POD_TOKEN_SCOPES = ['channels:write', 'tickets:write', 'pods:read', 'pods:write', 'loops:read', 'repos:read', 'runners:read'] as const;
 export const newPodToken = (): string => 'drvpod_' + randomBase62(40);
 export const POD_TOKEN_PREFIX_LENGTH = 16;

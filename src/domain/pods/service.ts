@@ -2,22 +2,27 @@ import { AppError, notFound } from '../../errors.ts';
 import * as podOutput from '../../store/pod-output.ts';
 import * as pods from '../../store/pods.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
-import type { OrgRow } from '../../store/schema.ts';
+import type { Principal } from '../auth/authenticate.ts';
 import type { DomainContext } from '../context.ts';
 import { terminateOnServer } from './lifecycle.ts';
 import { parseAgentfileLayerWithLines } from './agentfile.ts';
 import { launchPod, type PodInput } from './launch.ts';
 import { ACTIVE_STATUSES } from './model.ts';
 import { queuePositions } from './queue.ts';
+import { checkMayTerminate, spawningParent } from './spawn.ts';
 
 export interface CreatePodInput extends PodInput {
   agentfile_layer?: string;
 }
 
-/** POST /pods: validates, places the pod on a runner, records it, and wakes that runner. */
-export async function createPod(ctx: DomainContext, org: OrgRow, input: CreatePodInput): Promise<PodRow> {
+/**
+ * POST /pods: validates, places the pod on a runner, records it, and wakes that runner. A pod
+ * token's pod spawns a child of its own (spawn.ts); an API key creates a pod of no parent.
+ */
+export async function createPod(ctx: DomainContext, principal: Principal, input: CreatePodInput): Promise<PodRow> {
   const { layer, lines } = parseAgentfileLayerWithLines(input.agentfile_layer ?? '');
-  return launchPod(ctx, org, { input, layer, lines });
+  const parent = await spawningParent(ctx.store.db, principal);
+  return launchPod(ctx, principal.org, { input, layer, lines, extras: { parent } });
 }
 
 export async function getPod(ctx: DomainContext, orgId: number, key: string): Promise<PodRow> {
@@ -39,6 +44,12 @@ export async function listPods(ctx: DomainContext, orgId: number, filter: pods.P
     pods.countPods(ctx.store.db, orgId, filter),
   ]);
   return { rows, total, positions: await queuePositions(ctx.store.db, rows) };
+}
+
+/** POST /pods/:key/terminate: a pod token terminates only the pods its pod spawned. */
+export async function terminatePodAs(ctx: DomainContext, principal: Principal, key: string): Promise<PodRow> {
+  checkMayTerminate(principal, await getPod(ctx, principal.org.id, key));
+  return terminatePod(ctx, principal.org.id, key);
 }
 
 /** Ends an active pod now (status `terminated`) and tells its runner to stop the process. */

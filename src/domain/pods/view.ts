@@ -32,6 +32,7 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     max_turns: config.max_turns,
     mode: pod.mode,
     alias: pod.alias,
+    parent_pod_key: pod.parent_pod_key,
     env: config.env ?? {},
     error_message: pod.error_message,
     exit_code: pod.exit_code,

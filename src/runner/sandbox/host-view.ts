@@ -40,8 +40,12 @@ export interface HostViewOptions {
 const SYSTEM_DIRS = ['/usr', '/etc', '/opt'];
 /** Top-level directories that are symlinks into /usr on merged-/usr systems, directories elsewhere. */
 const TOP_LEVEL_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-/** The runner's own program files: enough to run `drover` (e.g. `drover mcp`) inside a pod. */
-const PACKAGE_PARTS = ['bin', 'src', '.build', 'node_modules', 'package.json'];
+/**
+ * The runner's own program files: enough to run `drover` (e.g. `drover mcp`) inside a pod. The
+ * lock file too: bin/build.mjs checks a bundle against it, and takes the bundle for stale (and
+ * falls back to the TypeScript sources) when a file it was built from is missing.
+ */
+const PACKAGE_PARTS = ['bin', 'src', '.build', 'node_modules', 'package.json', 'package-lock.json'];
 /** Stop looking for unreadable entries after this many (a huge /opt must not stall a start). */
 const MASK_SCAN_LIMIT = 200_000;
 
@@ -89,6 +93,8 @@ export function hostView(options: HostViewOptions): Mount[] {
     const file = path.join(PACKAGE_ROOT, part);
     if (fs.existsSync(file)) addReadOnly(file);
   }
+  // The Node that runs the runner runs `drover mcp` in the pod, wherever it is installed.
+  addReadOnly(path.dirname(process.execPath));
   for (const extra of options.extraReadOnly ?? []) addReadOnly(extra);
 
   for (const root of options.maskRoots ?? SYSTEM_DIRS) {

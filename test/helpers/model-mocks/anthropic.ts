@@ -3,7 +3,7 @@
  * `stream: true`, else one JSON message) and `POST /v1/messages/count_tokens`.
  * https://docs.anthropic.com/en/api/messages-streaming
  */
-import { pickTool, textOf, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
+import { pickMcpTool, pickTool, textOf, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
 import type { WireFormat } from './wire.ts';
 
 interface Block {
@@ -38,6 +38,7 @@ function contentBlocks(turn: Turn | null, tools: string[], id: string): Record<s
   if ('shell' in turn) {
     return [{ type: 'tool_use', id: `toolu_${id}`, name: pickTool(tools, ['Bash']), input: { command: turn.shell, description: 'Run a command' } }];
   }
+  if ('mcp' in turn) return [{ type: 'tool_use', id: `toolu_${id}`, name: pickMcpTool(tools, turn.mcp.server, turn.mcp.name), input: turn.mcp.input }];
   return [{ type: 'tool_use', id: `toolu_${id}`, name: pickTool(tools, ['Write']), input: { file_path: turn.write.path, content: turn.write.content } }];
 }
 

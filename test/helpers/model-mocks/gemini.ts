@@ -4,7 +4,7 @@
  * router and other JSON side questions, answered from the request's response schema) and
  * `:countTokens`. https://ai.google.dev/api/generate-content
  */
-import { pickTool, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
+import { pickMcpTool, pickTool, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
 import type { WireFormat } from './wire.ts';
 
 const PATH = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/;
@@ -70,6 +70,7 @@ function parts(turn: Turn | null, tools: string[], body: Record<string, unknown>
   }
   if ('text' in turn) return [{ text: turn.text }];
   if ('shell' in turn) return [{ functionCall: { name: pickTool(tools, ['run_shell_command']), args: { command: turn.shell } } }];
+  if ('mcp' in turn) return [{ functionCall: { name: pickMcpTool(tools, turn.mcp.server, turn.mcp.name), args: turn.mcp.input } }];
   return [{ functionCall: { name: pickTool(tools, ['write_file']), args: { file_path: turn.write.path, content: turn.write.content } } }];
 }
 

@@ -3,7 +3,7 @@
  * `POST /v1/chat/completions`, streamed as SSE chunks ending with `data: [DONE]` (or one JSON
  * completion without `stream`). https://platform.openai.com/docs/api-reference/chat-streaming
  */
-import { pickTool, textOf, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
+import { pickMcpTool, pickTool, textOf, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
 import type { WireFormat } from './wire.ts';
 
 function toolNames(body: Record<string, unknown>): string[] {
@@ -29,6 +29,7 @@ function toolCall(turn: Turn, tools: string[], id: string) {
     return { name: pickTool(tools, ['bash']), arguments: JSON.stringify({ command: turn.shell, description: 'Run a command' }) };
   }
   if ('write' in turn) return { name: pickTool(tools, ['write']), arguments: JSON.stringify({ filePath: turn.write.path, content: turn.write.content }) };
+  if ('mcp' in turn) return { name: pickMcpTool(tools, turn.mcp.server, turn.mcp.name), arguments: JSON.stringify(turn.mcp.input) };
   throw new Error(`not a tool call: ${id}`);
 }
 

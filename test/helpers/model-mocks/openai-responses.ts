@@ -3,7 +3,7 @@
  * `wire_api = "responses"`: `POST /v1/responses`, streamed as SSE.
  * https://platform.openai.com/docs/api-reference/responses-streaming
  */
-import { pickTool, textOf, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
+import { pickMcpTool, pickTool, textOf, usageFor, type Conversation, type MockUsage, type Turn } from './script.ts';
 import type { WireFormat } from './wire.ts';
 
 interface Item {
@@ -12,9 +12,12 @@ interface Item {
   content?: unknown;
 }
 
+/** Joins a namespace and one of its tools in the names `toolNames` lists. */
+const NAMESPACED = '::';
+
 function toolNames(body: Record<string, unknown>): string[] {
-  const tools = (body.tools as { type?: string; name?: string }[] | undefined) ?? [];
-  return tools.map((t) => t.name ?? t.type ?? '').filter(Boolean);
+  const tools = (body.tools as { type?: string; name?: string; tools?: { name?: string }[] }[] | undefined) ?? [];
+  return tools.flatMap((t) => [t.name ?? t.type ?? '', ...(t.type === 'namespace' ? (t.tools ?? []).map((inner) => `${t.name}${NAMESPACED}${inner.name}`) : [])]).filter(Boolean);
 }
 
 function conversation(body: Record<string, unknown>): Conversation {
@@ -34,6 +37,12 @@ function outputItem(turn: Turn | null, tools: string[], id: string): Record<stri
   const message = (text: string) => ({ type: 'message', id: `msg_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] });
   if (turn === null) return message('Mock title');
   if ('text' in turn) return message(turn.text);
+  if ('mcp' in turn) {
+    const name = pickMcpTool(tools, turn.mcp.server, turn.mcp.name);
+    // A tool of a `namespace` (how Codex offers an MCP server's tools) is called by its own name within it.
+    const [namespace, inner] = name.includes(NAMESPACED) ? name.split(NAMESPACED) : [null, name];
+    return { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, ...(namespace ? { namespace } : {}), name: inner, arguments: JSON.stringify(turn.mcp.input), status: 'completed' };
+  }
   const command = 'shell' in turn ? turn.shell : `cat > '${turn.write.path}' <<'MOCK_EOF'\n${turn.write.content}\nMOCK_EOF`;
   const name = pickTool(tools, ['exec_command', 'shell', 'shell_command']);
   const args = name === 'exec_command' ? { cmd: command } : name === 'shell' ? { command: ['bash', '-lc', command] } : { command };

@@ -23,7 +23,12 @@ export type Turn =
   /** A call of the CLI's own shell tool with this command line. */
   | { shell: string }
   /** A call of the CLI's own file-writing tool (path relative to the workspace). */
-  | { write: { path: string; content: string } };
+  | { write: { path: string; content: string } }
+  /**
+   * A call of an MCP tool the CLI offers: `server`'s tool `name` under whatever name the CLI gives
+   * it (`mcp__drover__channel_post`, `mcp_drover_channel_post`, Codex's namespace `mcp__drover` holding `channel_post`, …).
+   */
+  | { mcp: { server: string; name: string; input: Record<string, unknown> } };
 
 export type Script = readonly Turn[];
 
@@ -86,6 +91,13 @@ export function chooseTurn(conversation: Conversation, scripts: Record<string, S
 export function pickTool(offered: string[], candidates: readonly string[]): string {
   const found = candidates.find((name) => offered.includes(name));
   if (!found) throw new Error(`none of the tools ${candidates.join(', ')} is offered (offered: ${offered.join(', ')})`);
+  return found;
+}
+
+/** The name under which the CLI offers an MCP server's tool: it names the server and ends with the tool's name. */
+export function pickMcpTool(offered: string[], server: string, name: string): string {
+  const found = offered.find((n) => n.includes(server) && (n.endsWith(`_${name}`) || n.endsWith(`:${name}`)));
+  if (!found) throw new Error(`the MCP tool ${server}/${name} is not offered (offered: ${offered.join(', ')})`);
   return found;
 }
 

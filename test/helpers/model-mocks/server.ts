@@ -105,6 +105,8 @@ export async function startModelMock(): Promise<ModelMock> {
       try {
         reply = format.respond({ pathname: url.pathname, search: url.search, body, turn: chosen?.turn ?? null, turnIndex: chosen?.index ?? null, id });
       } catch (error) {
+        // Kept, so a test can say what the CLI offered when the script asked for something else.
+        requests.push({ format: format.name, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, conversation, script: null, marker: scriptName(conversation).name, turnIndex: null, usage: null, apiKey, refused: true });
         write(res, 500, { error: { message: (error as Error).message } });
         return;
       }

@@ -1,0 +1,72 @@
+/**
+ * Gives a pod's agent the `drover` MCP server (contract §12) unless its agentfile says
+ * `CONFIG mcp = false`: the command-line arguments for Claude Code and Codex, the config files in
+ * the pod's HOME for Gemini CLI and OpenCode (merged into what the operator's HOME template put
+ * there). The server is this runner's own Node running this runner's own `bin/drover.mjs mcp`:
+ * both are visible read-only inside the sandbox (src/runner/sandbox/host-view.ts). Its bundle is
+ * brought up to date here, outside the sandbox, where the package directory can be written.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { mcpArgs, mcpHomeConfig, supportsMcp, type McpServerLaunch } from '../agents/mcp.ts';
+import { PACKAGE_ROOT } from '../paths.ts';
+
+/** The pod's variables `drover mcp` reads; each is passed on when the pod has it. */
+export const MCP_ENV_NAMES = ['DROVER_API_URL', 'DROVER_ORG', 'DROVER_POD_TOKEN', 'DROVER_POD_KEY', 'DROVER_CHANNEL_ID', 'DROVER_TICKET_SLUG', 'DROVER_STATUS_FILE'];
+
+let bundleReady: Promise<void> | null = null;
+
+/** Builds `.build/mcp.mjs` once per runner process if it is missing or stale (a read-only package falls back to the sources). */
+function ensureMcpBundle(): Promise<void> {
+  bundleReady ??= (async () => {
+    const build = (await import(pathToFileURL(path.join(PACKAGE_ROOT, 'bin', 'build.mjs')).href)) as { entryModule(entry: string): Promise<string> };
+    await build.entryModule('mcp');
+  })().catch((error: unknown) => {
+    bundleReady = null;
+    throw error;
+  });
+  return bundleReady;
+}
+
+export function mcpLaunch(agentEnv: NodeJS.ProcessEnv): McpServerLaunch {
+  return {
+    command: process.execPath,
+    args: [path.join(PACKAGE_ROOT, 'bin', 'drover.mjs'), 'mcp'],
+    env: MCP_ENV_NAMES.filter((name) => (agentEnv[name] ?? '') !== ''),
+  };
+}
+
+function readJsonObject(file: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Wires the server for one run of `slug` in `home`; answers the arguments to add to its command
+ * line. A config file of the template that is not a JSON object (JSONC with comments, say) is
+ * left alone, and that agent runs without the server: the answer says why in `skipped`.
+ */
+export async function wireMcp(slug: string, home: string, agentEnv: NodeJS.ProcessEnv, enabled: boolean): Promise<{ args: string[]; skipped: string | null }> {
+  if (!enabled || !supportsMcp(slug)) return { args: [], skipped: null };
+  await ensureMcpBundle();
+  const launch = mcpLaunch(agentEnv);
+  for (const change of mcpHomeConfig(slug, launch)) {
+    const file = path.join(home, change.file);
+    const existing = readJsonObject(file);
+    if (existing === null) return { args: [], skipped: `${change.file} in the pod's HOME is not a JSON object, so the drover MCP server was not added to it` };
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${JSON.stringify(change.update(existing), null, 2)}\n`);
+  }
+  return { args: mcpArgs(slug, launch), skipped: null };
+}
