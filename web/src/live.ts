@@ -1,0 +1,191 @@
+/**
+ * Everything live in the dashboard goes through this module (contract §11): one Server-Sent
+ * Events connection to `GET /events` shared by every view, and one `GET /pods/:key/output/stream`
+ * per terminal on screen. Both are read with fetch (EventSource cannot send the X-API-Key header),
+ * resume after a dropped connection with Last-Event-ID / offset, and never poll.
+ */
+import { authHeaders, errorOf, orgBase, type ApiError } from './api.ts';
+import type { Session } from './session.ts';
+
+export interface DroverEvent {
+  id: number;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+interface SseMessage {
+  id: string | null;
+  event: string;
+  data: string;
+}
+
+/** Reads an SSE body, calling `onMessage` per event; resolves when the body ends. */
+async function readSse(body: ReadableStream<Uint8Array>, onMessage: (message: SseMessage) => void, signal: AbortSignal): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>).getReader();
+  let buffer = '';
+  let id: string | null = null;
+  let event = '';
+  let data: string[] = [];
+  signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined));
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let newline: number;
+    while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
+      if (line === '') {
+        if (data.length) onMessage({ id, event: event || 'message', data: data.join('\n') });
+        event = '';
+        data = [];
+        continue;
+      }
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'id') id = text;
+      else if (field === 'event') event = text;
+      else if (field === 'data') data.push(text);
+    }
+  }
+}
+
+export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'unavailable';
+type Listener = (event: DroverEvent) => void;
+
+const RETRY_MS = [500, 1000, 2000, 5000, 10000];
+
+/** The org's event stream, shared: views add listeners; a `reset` event reaches every listener. */
+export class EventHub {
+  private listeners = new Set<Listener>();
+  private stateListeners = new Set<(state: LiveState, why?: string) => void>();
+  private lastId: string | null = null;
+  private abort = new AbortController();
+  state: LiveState = 'connecting';
+  why = '';
+
+  constructor(private readonly session: Session) {
+    void this.run();
+  }
+
+  on(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onState(listener: (state: LiveState, why?: string) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  close(): void {
+    this.abort.abort();
+    this.listeners.clear();
+  }
+
+  private setState(state: LiveState, why = ''): void {
+    this.state = state;
+    this.why = why;
+    for (const listener of this.stateListeners) listener(state, why);
+  }
+
+  private async run(): Promise<void> {
+    let attempt = 0;
+    while (!this.abort.signal.aborted) {
+      try {
+        const headers: Record<string, string> = { ...authHeaders(this.session), Accept: 'text/event-stream' };
+        if (this.lastId) headers['Last-Event-ID'] = this.lastId;
+        const response = await fetch(`${orgBase(this.session.org)}/events`, { headers, signal: this.abort.signal });
+        if (!response.ok || !response.body) {
+          const error: ApiError = await errorOf(response);
+          // No stream on this server (yet), or not allowed: say so, and try again later.
+          this.setState('unavailable', error.message);
+        } else {
+          attempt = 0;
+          this.setState('live');
+          await readSse(response.body, (message) => this.dispatch(message), this.abort.signal);
+        }
+      } catch {
+        if (this.abort.signal.aborted) return;
+      }
+      if (this.abort.signal.aborted) return;
+      if (this.state === 'live') this.setState('reconnecting');
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(attempt++, RETRY_MS.length - 1)]));
+    }
+  }
+
+  private dispatch(message: SseMessage): void {
+    if (message.id) this.lastId = message.id;
+    let parsed: DroverEvent;
+    try {
+      const body = JSON.parse(message.data) as Partial<DroverEvent>;
+      parsed = { id: Number(body.id ?? message.id), type: body.type ?? message.event, created_at: body.created_at ?? '', data: (body.data ?? {}) as Record<string, unknown> };
+    } catch {
+      parsed = { id: Number(message.id), type: message.event, created_at: '', data: {} };
+    }
+    for (const listener of [...this.listeners]) listener(parsed);
+  }
+}
+
+/** The resource an event carries (`data.ticket`, `data.pod`, …). */
+export function resourceOf<T>(event: DroverEvent, name: string): T | null {
+  const value = event.data[name];
+  return value && typeof value === 'object' ? (value as T) : null;
+}
+
+export interface OutputHandlers {
+  onOutput(text: string, offset: number): void;
+  onEnd(status: string, exitCode: number | null): void;
+  onError(message: string): void;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A pod's output, live from `offset` until its `end` event; returns a function that stops it. */
+export function streamPodOutput(session: Session, podKey: string, handlers: OutputHandlers): () => void {
+  const abort = new AbortController();
+  let offset = 0;
+  let ended = false;
+  void (async () => {
+    let attempt = 0;
+    while (!abort.signal.aborted && !ended) {
+      try {
+        const response = await fetch(`${orgBase(session.org)}/pods/${encodeURIComponent(podKey)}/output/stream?offset=${offset}`, {
+          headers: { ...authHeaders(session), Accept: 'text/event-stream' },
+          signal: abort.signal,
+        });
+        if (!response.ok || !response.body) {
+          handlers.onError((await errorOf(response)).message);
+          return;
+        }
+        attempt = 0;
+        await readSse(
+          response.body,
+          (message) => {
+            const body = JSON.parse(message.data) as { offset?: number; data?: string; status?: string; exit_code?: number | null };
+            if (message.event === 'output' && typeof body.data === 'string') {
+              const start = body.offset ?? offset;
+              const bytes = encoder.encode(body.data);
+              // A resumed stream may repeat bytes we already have: keep only the new ones.
+              const text = start < offset ? decoder.decode(bytes.subarray(Math.min(bytes.length, offset - start))) : body.data;
+              offset = Math.max(offset, start + bytes.length);
+              if (text) handlers.onOutput(text, start);
+            } else if (message.event === 'end') {
+              ended = true;
+              handlers.onEnd(body.status ?? 'unknown', body.exit_code ?? null);
+            }
+          },
+          abort.signal,
+        );
+      } catch {
+        if (abort.signal.aborted) return;
+      }
+      if (!ended) await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(attempt++, RETRY_MS.length - 1)]));
+    }
+  })();
+  return () => abort.abort();
+}

@@ -1,0 +1,1 @@
+export function ChannelPage(_props: { id: number }) { return <p>Coming soon.</p>; }

@@ -1,0 +1,1 @@
+export function ChannelsView() { return <p>Coming soon.</p>; }

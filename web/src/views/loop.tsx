@@ -1,0 +1,1 @@
+export function LoopPage(_props: { slug: string }) { return <p>Coming soon.</p>; }

@@ -1,0 +1,1 @@
+export function LoopsView() { return <p>Coming soon.</p>; }

@@ -1,0 +1,1 @@
+export function PodPage(_props: { podKey: string }) { return <p>Coming soon.</p>; }

@@ -1,0 +1,1 @@
+export function PodsView() { return <p>Coming soon.</p>; }
