@@ -3,6 +3,7 @@ import { useApp } from './context.ts';
 import { streamPodOutput } from './live.ts';
 
 /** Strips terminal control sequences (colours, cursor moves) the agents may print. */
+// eslint-disable-next-line no-control-regex -- these are the escape sequences being removed
 const CONTROL = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 
 /** A pod's output, live from the output stream, in a terminal-like box that follows the end. */
