@@ -99,7 +99,14 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     announce(`Created organization "${bootstrap.org}" and an API key with every scope (shown once; also in ${file}): ${bootstrap.key}`);
   }
 
-  const dashboard = config.dashboard ? await loadDashboardAssets() : null;
+  // A dashboard that cannot be built (sources missing from the package, say) must not keep the API
+  // from starting: the server says why and serves the API alone.
+  const dashboard = config.dashboard
+    ? await loadDashboardAssets().catch((error: unknown) => {
+        logger.warn({ err: error }, 'the web dashboard could not be built and is not served');
+        return null;
+      })
+    : null;
   const notifier = await createNotifier(store, (error) => logger.warn({ err: error }, 'runner notifications: connection lost'));
   const app = await buildApp({
     store,
