@@ -117,3 +117,11 @@ export async function screenshot(page: Page, name: string, width: number): Promi
 }
 
 export const tempDir = (name: string) => fs.mkdtempSync(path.join(os.tmpdir(), `drover-browser-${name}-`));
+
+/**
+ * A shell line that waits until a ticket labelled `gate` exists, asked with the pod's own token:
+ * the test lets a pod go on by creating that ticket, so what the page shows in between is
+ * observed, not timed.
+ */
+export const waitForTicketLine = (gate: string) =>
+  `until node -e "fetch(process.env.DROVER_API_URL+'/api/v1/ext/orgs/'+process.env.DROVER_ORG+'/tickets?labels=${gate}',{headers:{'x-api-key':process.env.DROVER_POD_TOKEN}}).then(r=>r.json()).then(b=>process.exit(b.total>0?0:1),()=>process.exit(1))"; do sleep 0.2; done`;

@@ -7,11 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DATABASES } from '../helpers/databases.ts';
-import { WIDTHS, axeViolations, screenshot, useDashboard } from './harness.ts';
-
-/** A shell script that waits until a ticket labelled `gate` exists (asked with the pod's token). */
-const waitForTicket = (gate: string) =>
-  `until node -e "fetch(process.env.DROVER_API_URL+'/api/v1/ext/orgs/'+process.env.DROVER_ORG+'/tickets?labels=${gate}',{headers:{'x-api-key':process.env.DROVER_POD_TOKEN}}).then(r=>r.json()).then(b=>process.exit(b.total>0?0:1),()=>process.exit(1))"; do sleep 0.2; done`;
+import { WIDTHS, axeViolations, screenshot, useDashboard, waitForTicketLine } from './harness.ts';
 
 describe.each(DATABASES)('dashboard loops and channels (%s)', (kind) => {
   const dashboard = useDashboard(kind);
@@ -25,7 +21,7 @@ describe.each(DATABASES)('dashboard loops and channels (%s)', (kind) => {
       const gate = `loop-gate-${width}-${Date.now()}`;
       await page.getByLabel('Name', { exact: true }).fill(`Nightly ${width}`);
       await page.getByLabel('Agent', { exact: true }).fill('shell');
-      await page.getByLabel(/Prompt template/).fill(`echo hello {{who}}\n${waitForTicket(gate)}\necho done`);
+      await page.getByLabel(/Prompt template/).fill(`echo hello {{who}}\n${waitForTicketLine(gate)}\necho done`);
       await page.getByLabel('Variables (JSON object)').fill('{"who": "world"}');
       await page.getByLabel('Concurrency policy').selectOption('queue');
       await page.getByRole('button', { name: 'Create loop' }).click();

@@ -6,15 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DATABASES } from '../helpers/databases.ts';
-import { WIDTHS, axeViolations, screenshot, useDashboard } from './harness.ts';
+import { WIDTHS, axeViolations, screenshot, useDashboard, waitForTicketLine } from './harness.ts';
 
-/** Prints line-1, waits until a ticket labelled `gate` exists (asked with the pod's own token), prints line-2. */
-const gated = (gate: string) =>
-  [
-    'echo line-1',
-    `until node -e "fetch(process.env.DROVER_API_URL+'/api/v1/ext/orgs/'+process.env.DROVER_ORG+'/tickets?labels=${gate}',{headers:{'x-api-key':process.env.DROVER_POD_TOKEN}}).then(r=>r.json()).then(b=>process.exit(b.total>0?0:1),()=>process.exit(1))"; do sleep 0.2; done`,
-    'echo line-2',
-  ].join('\n');
+/** Prints line-1, waits until a ticket labelled `gate` exists, prints line-2. */
+const gated = (gate: string) => ['echo line-1', waitForTicketLine(gate), 'echo line-2'].join('\n');
 
 describe.each(DATABASES)('dashboard pods and runners (%s)', (kind) => {
   const dashboard = useDashboard(kind);
