@@ -130,10 +130,14 @@ export class EventHub {
   }
 }
 
-/** The resource an event carries (`data.ticket`, `data.pod`, …). */
+/**
+ * The resource an event carries: its `data` is the resource as the API shows it (`ticket.*` a
+ * ticket, `pod.*` a pod, `message.created` a message, …); `data.<name>` (an envelope) is read too.
+ */
 export function resourceOf<T>(event: DroverEvent, name: string): T | null {
-  const value = event.data[name];
-  return value && typeof value === 'object' ? (value as T) : null;
+  const wrapped = event.data[name];
+  if (wrapped && typeof wrapped === 'object') return wrapped as T;
+  return event.type.startsWith(`${name}.`) && event.data && typeof event.data === 'object' ? (event.data as T) : null;
 }
 
 export interface OutputHandlers {

@@ -58,7 +58,7 @@ export function BoardView() {
   useEvents(['ticket.'], (event) => {
     if (event.type === 'reset') return void reload();
     const ticket = resourceOf<Ticket>(event, 'ticket');
-    const slug = ticket?.slug ?? (event.data.slug as string | undefined);
+    const slug = ticket?.slug;
     if (!slug) return;
     setColumns((current) => {
       const previous = statusOf(current, slug);

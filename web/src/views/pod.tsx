@@ -36,7 +36,7 @@ export function PodPage({ podKey }: { podKey: string }) {
   useEffect(() => void load(), [podKey]);
   useEvents(['pod.'], (event) => {
     if (event.type === 'reset') return void load();
-    const changed = podFromEvent(event.data);
+    const changed = podFromEvent(event);
     if (changed?.key === podKey) setPod((p) => (p ? { ...p, ...changed } : p));
   });
   const terminate = async () => {

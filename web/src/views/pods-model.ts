@@ -1,3 +1,5 @@
+import { resourceOf, type DroverEvent } from '../live.ts';
+
 export interface Usage {
   input_tokens: number | null;
   output_tokens: number | null;
@@ -51,9 +53,9 @@ export interface Runner {
 export const ACTIVE = ['queued', 'initializing', 'running', 'orphaned'];
 export const POD_STATUSES = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
 
-/** The pod in an event: `pod` (full or list item) with `key`, or `pod_key` in a created pod. */
-export function podFromEvent(data: Record<string, unknown>): Partial<Pod> & { key: string } | null {
-  const pod = data.pod as (Partial<Pod> & { key?: string; pod_key?: string }) | undefined;
+/** The pod a `pod.*` event carries, with its `key` (`pod_key` in a created pod's short form). */
+export function podFromEvent(event: DroverEvent): (Partial<Pod> & { key: string }) | null {
+  const pod = resourceOf<Partial<Pod> & { key?: string; pod_key?: string }>(event, 'pod');
   if (!pod) return null;
   const key = pod.key ?? pod.pod_key;
   return key ? { ...pod, key } : null;

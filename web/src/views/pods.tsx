@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.ts';
 import { DurationsChart } from '../charts.tsx';
 import { navigate, useApp, useCan, useEvents } from '../context.ts';
+import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { ErrorBanner, Guarded, Status, formatTime } from '../ui.tsx';
 import { ACTIVE, POD_STATUSES, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
@@ -106,7 +107,7 @@ export function PodsView() {
   }, []);
   useEvents(['pod.'], (event) => {
     if (event.type === 'reset') return void load();
-    const pod = podFromEvent(event.data);
+    const pod = podFromEvent(event);
     if (!pod) return;
     setPods((current) => {
       const index = current.findIndex((p) => p.key === pod.key);
@@ -121,7 +122,7 @@ export function PodsView() {
     });
   });
   useEvents(['runner.'], (event) => {
-    const runner = event.data.runner as Runner | undefined;
+    const runner = resourceOf<Runner>(event, 'runner');
     if (runner) setRunners((rs) => rs.map((r) => (r.id === runner.id ? { ...r, ...runner } : r)));
   });
   const durations = pods

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useCan, useEvents } from '../context.ts';
+import { resourceOf } from '../live.ts';
 import { ErrorBanner, Status, formatTime } from '../ui.tsx';
 import { podFromEvent, type Runner } from './pods-model.ts';
 
@@ -30,7 +31,7 @@ function Agents({ runner }: { runner: Runner }) {
 function useRunnerEvents(apply: (runner: Runner) => void, reload: () => void) {
   useEvents(['runner.'], (event) => {
     if (event.type === 'reset') return reload();
-    const runner = event.data.runner as Runner | undefined;
+    const runner = resourceOf<Runner>(event, 'runner');
     if (runner) apply(runner);
   });
 }
@@ -104,7 +105,7 @@ export function RunnerPage({ id }: { id: number }) {
   useEffect(load, [id]);
   useRunnerEvents((r) => r.id === id && setRunner((cur) => (cur ? { ...cur, ...r } : r)), load);
   useEvents(['pod.'], (event) => {
-    const pod = podFromEvent(event.data);
+    const pod = podFromEvent(event);
     if (!pod || (pod.runner_id !== undefined && pod.runner_id !== id)) return;
     setPods((ps) => (ps.some((p) => p.key === pod.key) ? ps.map((p) => (p.key === pod.key ? { ...p, ...pod } : p)) : pod.runner_id === id ? [{ prompt: '', agent_slug: '', status: '', created_at: '', ...pod } as RunnerPod, ...ps] : ps));
   });
