@@ -6,51 +6,13 @@
  */
 import { authHeaders, errorOf, orgBase, type ApiError } from './api.ts';
 import type { Session } from './session.ts';
+import { readSse, type SseMessage } from './sse.ts';
 
 export interface DroverEvent {
   id: number;
   type: string;
   created_at: string;
   data: Record<string, unknown>;
-}
-
-interface SseMessage {
-  id: string | null;
-  event: string;
-  data: string;
-}
-
-/** Reads an SSE body, calling `onMessage` per event; resolves when the body ends. */
-async function readSse(body: ReadableStream<Uint8Array>, onMessage: (message: SseMessage) => void, signal: AbortSignal): Promise<void> {
-  const reader = body.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>).getReader();
-  let buffer = '';
-  let id: string | null = null;
-  let event = '';
-  let data: string[] = [];
-  signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined));
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let newline: number;
-    while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-      if (line === '') {
-        if (data.length) onMessage({ id, event: event || 'message', data: data.join('\n') });
-        event = '';
-        data = [];
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'id') id = text;
-      else if (field === 'event') event = text;
-      else if (field === 'data') data.push(text);
-    }
-  }
 }
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'unavailable';
