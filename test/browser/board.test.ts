@@ -93,7 +93,7 @@ describe.each(DATABASES)('dashboard board (%s)', (kind) => {
       const d = dashboard();
       const page = await d.signedIn(width);
       await page.locator('.board[data-loaded="true"]').waitFor();
-      await page.locator('.live-live').waitFor({ timeout: 10_000 });
+      await page.locator('.live-live').waitFor({ timeout: 20_000 });
       const title = `From the API ${width} ${Date.now()}`;
       await d.api('POST', '/tickets', { type: 'bug', title, priority: 'urgent' });
       await page.locator('[data-status="backlog"] .card', { hasText: title }).waitFor({ timeout: 1_000 });

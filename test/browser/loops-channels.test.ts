@@ -59,7 +59,7 @@ describe.each(DATABASES)('dashboard loops and channels (%s)', (kind) => {
       const page = await d.signedIn(width);
       await page.goto(`${d.url}/#/channels/${channelId}`);
       await page.getByText('Ship the dashboard.').waitFor();
-      await page.locator('.live-live').waitFor({ timeout: 10_000 });
+      await page.locator('.live-live').waitFor({ timeout: 20_000 });
       await page.getByLabel('Message', { exact: true }).fill('hello from the browser');
       await page.getByRole('button', { name: 'Post' }).click();
       await page.locator('[data-sender="api"]', { hasText: 'hello from the browser' }).waitFor();

@@ -67,7 +67,11 @@ export class EventHub {
           this.setState('unavailable', error.message);
         } else {
           attempt = 0;
+          const resumed = this.lastId !== null;
           this.setState('live');
+          // Without an id to resume from, events between the views' first reads and now may be
+          // missing: the views reload once, as after a `reset`.
+          if (!resumed) this.emit({ id: 0, type: 'reset', created_at: new Date().toISOString(), data: {} });
           await readSse(response.body, (message) => this.dispatch(message), this.abort.signal);
         }
       } catch {
@@ -88,7 +92,11 @@ export class EventHub {
     } catch {
       parsed = { id: Number(message.id), type: message.event, created_at: '', data: {} };
     }
-    for (const listener of [...this.listeners]) listener(parsed);
+    this.emit(parsed);
+  }
+
+  private emit(event: DroverEvent): void {
+    for (const listener of [...this.listeners]) listener(event);
   }
 }
 

@@ -49,7 +49,11 @@ function View({ route, scopes }: { route: string; scopes: Set<Scope> }) {
 
 function LiveBadge({ hub }: { hub: EventHub }) {
   const [state, setState] = useState<LiveState>(hub.state);
-  useEffect(() => hub.onState((s) => setState(s)), [hub]);
+  useEffect(() => {
+    const off = hub.onState((s) => setState(s));
+    setState(hub.state); // it may have changed between the render and this subscription
+    return off;
+  }, [hub]);
   const text = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', unavailable: 'Not live' }[state];
   return (
     <span class={`live live-${state}`} role="status" title={state === 'unavailable' ? hub.why : undefined}>

@@ -123,7 +123,7 @@ export function PodsView() {
   });
   useEvents(['runner.'], (event) => {
     const runner = resourceOf<Runner>(event, 'runner');
-    if (runner) setRunners((rs) => rs.map((r) => (r.id === runner.id ? { ...r, ...runner } : r)));
+    if (runner) setRunners((rs) => (rs.some((r) => r.id === runner.id) ? rs.map((r) => (r.id === runner.id ? { ...r, ...runner } : r)) : [...rs, runner]));
   });
   const durations = pods
     .filter((p) => !ACTIVE.includes(p.status))
