@@ -36,6 +36,12 @@ import { dashboardRoutes, type DashboardAssets } from './api/routes/dashboard.ts
 import { healthRoutes } from './api/routes/health.ts';
 import { repositoryRoutes } from './api/routes/repositories.ts';
 import { ticketRoutes } from './api/routes/tickets.ts';
+import { eventRoutes } from './api/routes/events.ts';
+import type { SseStream } from './api/sse.ts';
+import { EventHub } from './events/hub.ts';
+import { EventListener } from './events/listener.ts';
+import { PodOutputSignals } from './events/output-signals.ts';
+import { addEventSubscribers } from './metrics.ts';
 import * as adminSchemas from './api/schemas/admin.ts';
 import * as channelSchemas from './api/schemas/channels.ts';
 import { ErrorBody, JsonValue, NoQuery } from './api/schemas/common.ts';
@@ -86,11 +92,13 @@ export interface AppOptions {
   quotas?: Quotas;
   /** The web dashboard's built assets, served at `/` (drover serve, unless DROVER_DASHBOARD=false); none: no dashboard. */
   dashboard?: DashboardAssets | null;
+  /** How often an SSE stream sends `: keepalive` (default 15 s, contract §11). */
+  eventKeepaliveMs?: number;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    drover: { ctx: DomainContext; gateway: RunnerGateway; metrics: Metrics };
+    drover: { ctx: DomainContext; gateway: RunnerGateway; metrics: Metrics; events: EventHub };
   }
 }
 
@@ -99,6 +107,8 @@ export const ORG_PREFIX = '/api/v1/ext/orgs/:org';
 /** Builds the whole HTTP app without listening: the server and the tests share it. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const notifier = options.notifier ?? new InProcessNotifier();
+  const outputSignals = new PodOutputSignals(options.store, (error) => app.log.warn({ err: error }, 'output notification failed'));
+  const events = new EventHub(options.store, (error) => app.log.error({ err: error }, 'reading the event log failed'), addEventSubscribers);
   const ctx: DomainContext = {
     store: options.store,
     now: options.now ?? Date.now,
@@ -112,6 +122,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     orgChanged: (orgId) => authenticator.forgetOrg(orgId),
     defaultAgent: options.defaultAgent,
     quotas: options.quotas,
+    // One process (SQLite): the writer wakes this hub; with PostgreSQL every replica hears NOTIFY instead.
+    eventsWritten: options.store.kind === 'sqlite' ? (orgId) => events.wake(orgId) : undefined,
+    podOutputChanged: (podId) => outputSignals.appended(podId),
   };
   const authenticator = new Authenticator(ctx);
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -153,7 +166,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const podQueue = new QueuePromoter(() => ctx, app.log);
   const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? origin ?? app.listeningOrigin, app.log);
   const metrics = new Metrics(options.store, ctx.now, options.processMetrics ?? false);
-  app.decorate('drover', { ctx, gateway, metrics });
+  app.decorate('drover', { ctx, gateway, metrics, events });
+  const eventListener = new EventListener(options.store, events, outputSignals, (error) => app.log.warn({ err: error }, 'event notifications: connection lost'));
+  await eventListener.start();
+  const eventStreams = new Set<SseStream>();
+  // Event streams never finish on their own: they end when closing starts, so the server can close.
+  app.addHook('preClose', (done) => {
+    for (const stream of [...eventStreams]) stream.end();
+    done();
+  });
   // Stop accepting, let in-flight requests finish, then close runner links and record their
   // disconnects; the caller closes the store after app.close().
   const shutdown = new ShutdownOrder(app, () => gateway.close());
@@ -169,6 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       });
     });
     await notifier.close();
+    await eventListener.close();
   });
 
   app.setValidatorCompiler(validatorCompiler);
@@ -246,6 +268,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(runnerRoutes(ctx));
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
+      await orgScoped.register(eventRoutes({ ctx, hub: events, outputSignals, keepaliveMs: options.eventKeepaliveMs ?? 15_000, streams: eventStreams }));
     },
     { prefix: ORG_PREFIX },
   );

@@ -13,6 +13,7 @@ import { randomBase62 } from './domain/auth/keys.ts';
 import type { DomainContext } from './domain/context.ts';
 import { SecretBox, resolveSecretKey } from './domain/secrets.ts';
 import { Housekeeping } from './scheduler/housekeeping.ts';
+import { EventRetention } from './events/retention.ts';
 import { networkCause } from './client/network.ts';
 import { openStore } from './store/db.ts';
 import { createNotifier } from './gateway/notifier.ts';
@@ -127,6 +128,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     dashboard,
   });
   const housekeeping = new Housekeeping(ctx, app.log);
+  const eventRetention = new EventRetention(store, config.eventRetentionMs, Date.now, (error) => app.log.warn({ err: error }, 'pruning the event log failed'));
   const sweeper = new LivenessSweeper(
     app.drover.ctx,
     { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs, queueTimeoutMs: config.podQueueTimeoutMs },
@@ -160,6 +162,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       try {
         await localRunner?.shutdown();
         housekeeping.stop();
+        await eventRetention.stop();
         await cron.stop();
         await webhooks.stop();
         await sweeper.stop();
@@ -189,6 +192,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   }
 
   housekeeping.start();
+  eventRetention.start();
   sweeper.start();
   cron.start();
   webhooks.start();

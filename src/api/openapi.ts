@@ -30,6 +30,7 @@ function describeRoute({ schema, url, route }: { schema: RouteSchema; url: strin
   if (schema.operationId && url.startsWith(ORGS_PREFIX)) described.operationId = schema.operationId + ORGS_PREFIX_OPERATION_SUFFIX;
   const scope = route.config?.scope;
   if (scope) described['x-required-scopes'] = [scope];
+  else if (route.config?.anyScope) described['x-required-scopes'] = [...route.config.anyScope];
   if (hooksOf(route.preValidation).includes(optionalBody)) described['x-optional-body'] = true;
   if (schema.response) {
     described.response = Object.fromEntries(

@@ -273,40 +273,7 @@ export interface paths {
             cookie?: never;
         };
         /** List an organization's runners */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the organization's slug */
-                    org: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            runners: components["schemas"]["Runner"][];
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        get: operations["adminListRunners"];
         put?: never;
         post?: never;
         delete?: never;
@@ -326,40 +293,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a runner: its credential is revoked at once, its link closed and its active pods failed */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    org: string;
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        delete: operations["adminDeleteRunner"];
         options?: never;
         head?: never;
         patch?: never;
@@ -375,42 +309,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Give a connected runner a new credential over its link; the old one stops working once the runner has stored it */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    org: string;
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            message: string;
-                            runner: components["schemas"]["Runner"];
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                409: components["responses"]["Error409"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        post: operations["adminRotateRunnerCredential"];
         delete?: never;
         options?: never;
         head?: never;
@@ -425,90 +324,14 @@ export interface paths {
             cookie?: never;
         };
         /** An organization's quotas: its overrides, the server defaults and what applies */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the organization's slug */
-                    org: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            quotas: components["schemas"]["OrgQuotas"];
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        get: operations["adminGetQuotas"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Change an organization's quotas (null: back to the server default; 0: no limit) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the organization's slug */
-                    org: string;
-                };
-                cookie?: never;
-            };
-            /** @description the quotas to change; null returns one to the server default, 0 means no limit */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        max_active_pods?: number | null;
-                        max_queued_pods?: number | null;
-                        max_loops?: number | null;
-                        pod_output_bytes_per_sec?: number | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            quotas: components["schemas"]["OrgQuotas"];
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        patch: operations["adminUpdateQuotas"];
         trace?: never;
     };
     "/api/v1/runner/register": {
@@ -1011,49 +834,7 @@ export interface paths {
             cookie?: never;
         };
         /** A run's callback deliveries and their attempts, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description default 20, values above 100 are clamped */
-                    limit?: number;
-                    offset?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the organization's slug */
-                    org: string;
-                    slug: string;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            deliveries: components["schemas"]["WebhookDelivery"][];
-                            total: number;
-                            limit: number;
-                            offset: number;
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        get: operations["listLoopRunDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1072,48 +853,47 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a new delivery of the run's callback event (same body and webhook-id) to the loop's callback_url */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the organization's slug */
-                    org: string;
-                    slug: string;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            /** @description no body, or {} */
-            requestBody?: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            delivery: components["schemas"]["WebhookDelivery"];
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                409: components["responses"]["Error409"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
+        post: operations["redeliverLoopRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /**
+         * The organization’s live event stream (Server-Sent Events), resumable with Last-Event-ID
+         * @description Each event: `id:` (increasing per organization), `event:` (its type) and `data:` one JSON line `{"id","type","created_at","data"}`, `data` holding the resource as the API shows it. A `: keepalive` comment every 15 s. With Last-Event-ID (or last_event_id) the kept events after that id are replayed first; an id older than what is kept (DROVER_EVENT_RETENTION_HOURS) gets one `reset` event instead. Each type needs its resource’s read scope.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/pods/{key}/output/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent's output as Server-Sent Events, live while the pod runs
+         * @description `output` events `{"offset","data"}` (`offset`: the byte offset of `data` in the whole output) from byte `offset` (default 0; clamped to what is kept, the last 1 MiB), live while the pod runs; then one `end` event `{"status","exit_code"}` and the stream closes.
+         */
+        get: operations["streamPodOutput"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1267,49 +1047,7 @@ export interface paths {
             cookie?: never;
         };
         /** A run's callback deliveries and their attempts, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description default 20, values above 100 are clamped */
-                    limit?: number;
-                    offset?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the organization's slug */
-                    org: string;
-                    slug: string;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            deliveries: components["schemas"]["WebhookDelivery"][];
-                            total: number;
-                            limit: number;
-                            offset: number;
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        get: operations["listLoopRunDeliveriesAtOrgsPrefix"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1328,48 +1066,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Queue a new delivery of the run's callback event (same body and webhook-id) to the loop's callback_url */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the organization's slug */
-                    org: string;
-                    slug: string;
-                    run_id: number;
-                };
-                cookie?: never;
-            };
-            /** @description no body, or {} */
-            requestBody?: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        "x-request-id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            delivery: components["schemas"]["WebhookDelivery"];
-                        };
-                    };
-                };
-                400: components["responses"]["Error400"];
-                401: components["responses"]["Error401"];
-                403: components["responses"]["Error403"];
-                404: components["responses"]["Error404"];
-                409: components["responses"]["Error409"];
-                413: components["responses"]["Error413"];
-                415: components["responses"]["Error415"];
-                429: components["responses"]["Error429"];
-                500: components["responses"]["Error500"];
-            };
-        };
+        post: operations["redeliverLoopRunAtOrgsPrefix"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3083,6 +2780,190 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    adminListRunners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runners: components["schemas"]["Runner"][];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    adminDeleteRunner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    adminRotateRunnerCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        runner: components["schemas"]["Runner"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    adminGetQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        quotas: components["schemas"]["OrgQuotas"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    adminUpdateQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        /** @description the quotas to change; null returns one to the server default, 0 means no limit */
+        requestBody: {
+            content: {
+                "application/json": {
+                    max_active_pods?: number | null;
+                    max_queued_pods?: number | null;
+                    max_loops?: number | null;
+                    pod_output_bytes_per_sec?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        quotas: components["schemas"]["OrgQuotas"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     registerRunner: {
         parameters: {
             query?: never;
@@ -4742,6 +4623,179 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    listLoopRunDeliveries: {
+        parameters: {
+            query?: {
+                /** @description default 20, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    redeliverLoopRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types; `family.*` selects a family (ticket.*, channel.*, message.*, pod.*, loop.*, run.*, runner.*). Default: every type the key's scopes allow. Types: ticket.created (tickets:read), ticket.updated (tickets:read), ticket.deleted (tickets:read), channel.created (channels:read), channel.updated (channels:read), message.created (channels:read), pod.created (pods:read), pod.updated (pods:read), loop.created (loops:read), loop.updated (loops:read), loop.deleted (loops:read), run.created (loops:read), run.updated (loops:read), runner.updated (runners:read). A type the key may not receive is 403, an unknown one 400. */
+                types?: string;
+                /** @description Only events about this channel (its channel, messages and pods) */
+                channel_id?: number;
+                /** @description Only events about this pod (the pod, its messages, its run) */
+                pod_key?: string;
+                /** @description Only events about this loop (the loop and its runs) */
+                loop_slug?: string;
+                /** @description Only events about this ticket (the ticket, its channels, messages and pods) */
+                ticket_slug?: string;
+                /** @description Resume after this event id (as the Last-Event-ID header; the header wins) */
+                last_event_id?: number;
+            };
+            header?: {
+                /** @description Resume after this event id: the events after it are replayed, then the stream goes live */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    streamPodOutput: {
+        parameters: {
+            query?: {
+                /** @description Byte offset to start from (default 0; clamped to what is kept) */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     listLoopsAtOrgsPrefix: {
         parameters: {
             query?: {
@@ -5251,6 +5305,95 @@ export interface operations {
                     "application/json": {
                         message: string;
                         run: components["schemas"]["Run"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listLoopRunDeliveriesAtOrgsPrefix: {
+        parameters: {
+            query?: {
+                /** @description default 20, values above 100 are clamped */
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    redeliverLoopRunAtOrgsPrefix: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 h (per API key): the same key with the same body replays the first response; with another body it is 409 IDEMPOTENCY_MISMATCH, and while the first is in flight 409 IDEMPOTENCY_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                slug: string;
+                run_id: number;
+            };
+            cookie?: never;
+        };
+        /** @description no body, or {} */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "idempotent-replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["WebhookDelivery"];
                     };
                 };
             };

@@ -40,6 +40,10 @@ export interface DomainContext {
    * connected): queued pods are placed soon (domain/pods/queue.ts). Returns at once.
    */
   readonly slotFreed?: (orgId: number) => void;
+  /** An event of the organization was written in the running transaction (one process: wakes its event hub; see events/writer.ts). */
+  readonly eventsWritten?: (orgId: number) => void;
+  /** Output of the pod was stored, or the pod ended: wakes its output streams (on every replica). */
+  readonly podOutputChanged?: (podId: number) => void;
   /** The server-wide quota defaults (DROVER_ORG_MAX_*, DROVER_POD_OUTPUT_BYTES_PER_SEC); absent: the built-in ones. */
   readonly quotas?: Quotas;
 }

@@ -8,6 +8,7 @@ import { PodOutputSink } from '../domain/pods/output.ts';
 import { podSpec } from '../domain/pods/spec.ts';
 import { hashSecret } from '../domain/auth/keys.ts';
 import { newRunnerCredential } from '../domain/runners/service.ts';
+import { runnerConnected, runnerDisconnected, runnerHeartbeat } from '../domain/runners/status.ts';
 import { findOrgById } from '../store/orgs.ts';
 import * as pods from '../store/pods.ts';
 import * as runners from '../store/runners.ts';
@@ -137,7 +138,7 @@ class RunnerLink {
     socket.on('close', () => {
       this.onGone();
       this.enqueue(() => this.output.flushAll());
-      this.enqueue(() => runners.markDisconnected(this.ctx.store.db, this.runner.id, this.connectionId, this.ctx.now()));
+      this.enqueue(async () => void (await runnerDisconnected(this.ctx, this.runner.id, this.connectionId, this.ctx.now())));
       markClosed();
     });
     socket.on('error', (error) => this.log.warn({ err: error }, 'runner socket error'));
@@ -215,8 +216,8 @@ class RunnerLink {
       case 'hello': {
         this.greeted = true;
         this.draining = message.draining;
-        const current = await runners.markConnected(
-          db,
+        const current = await runnerConnected(
+          this.ctx,
           this.runner.id,
           {
             version: message.version,
@@ -249,7 +250,7 @@ class RunnerLink {
       case 'heartbeat':
         if (this.draining && !message.draining) this.ctx.slotFreed?.(this.runner.org_id);
         this.draining = message.draining;
-        if (!(await runners.recordHeartbeat(db, this.runner.id, this.connectionId, message.draining ? 'draining' : 'online', now))) {
+        if (!(await runnerHeartbeat(this.ctx, this.runner.id, this.connectionId, message.draining ? 'draining' : 'online', now))) {
           // Not the runner's current connection any more: deleted (a revoke notice that was lost), or replaced.
           const row = await runners.findRunnerById(db, this.runner.id);
           if (!row || row.deleted_at !== null) {

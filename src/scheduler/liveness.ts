@@ -3,7 +3,9 @@ import type { DomainContext } from '../domain/context.ts';
 import { sweepRuns } from '../domain/loops/runs.ts';
 import { podLost, terminateOnServer } from '../domain/pods/lifecycle.ts';
 import { DEFAULT_QUEUE_TIMEOUT_MINUTES, sweepQueue } from '../domain/pods/queue.ts';
+import { transitionWithEvent } from '../domain/pods/events.ts';
 import { RUNNER_SILENCE_MS } from '../domain/runners/selection.ts';
+import { silentRunnersOffline } from '../domain/runners/status.ts';
 import * as pods from '../store/pods.ts';
 
 export interface LivenessOptions {
@@ -56,14 +58,9 @@ export class LivenessSweeper {
     // expireSilentRunners, which clears it): a connection that was only stalled (a paused
     // process, a slow network) and still delivers must find its row on its next heartbeat and
     // bring the runner back online; a closed socket clears it in markDisconnected.
-    await db
-      .updateTable('runners')
-      .set({ status: 'offline', updated_at: now })
-      .where('status', '!=', 'offline')
-      .where('last_heartbeat_at', '<', now - RUNNER_SILENCE_MS)
-      .execute();
+    await silentRunnersOffline(this.ctx, now - RUNNER_SILENCE_MS, now);
     for (const pod of await pods.podsOnSilentRunners(db, now - this.options.orphanGraceMs, ['initializing', 'running'])) {
-      await pods.transitionPod(db, pod.id, ['initializing', 'running'], { status: 'orphaned', updated_at: now });
+      await transitionWithEvent(this.ctx, (trx) => pods.transitionPodRow(trx, pod.id, ['initializing', 'running'], { status: 'orphaned', updated_at: now }));
     }
     for (const pod of await pods.podsOnSilentRunners(db, now - this.options.orphanFailMs, ['orphaned'])) {
       await podLost(this.ctx, pod, 'the runner never came back');

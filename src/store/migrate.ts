@@ -12,6 +12,7 @@ import { adminLifecycle } from './migrations/0010_admin_lifecycle.ts';
 import { operations } from './migrations/0011_operations.ts';
 import { podResults } from './migrations/0012_pod_results.ts';
 import { podQueue } from './migrations/0013_pod_queue.ts';
+import { events } from './migrations/0014_events.ts';
 
 /** Migrations in order; names are fixed once released. */
 export function migrationsFor(store: Store): Record<string, Migration> {
@@ -28,6 +29,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0011_operations': operations(store.kind),
     '0012_pod_results': podResults(),
     '0013_pod_queue': podQueue(store.kind),
+    '0014_events': events(store.kind),
   };
 }
 

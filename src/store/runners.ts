@@ -103,13 +103,32 @@ export async function replaceCredential(db: Executor, id: number, credentialHash
 }
 
 /** Marks a runner offline when the socket that closed is still its current one. */
-export async function markDisconnected(db: Executor, id: number, connectionId: string, now: number): Promise<void> {
-  await db
+export async function markDisconnected(db: Executor, id: number, connectionId: string, now: number): Promise<boolean> {
+  const result = await db
     .updateTable('runners')
     .set({ status: 'offline', connection_id: null, updated_at: now })
     .where('id', '=', id)
     .where('connection_id', '=', connectionId)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Runners not offline whose last heartbeat is older than `silentBefore`. */
+export async function silentRunnerIds(db: Executor, silentBefore: number): Promise<number[]> {
+  const rows = await db.selectFrom('runners').select('id').where('status', '!=', 'offline').where('last_heartbeat_at', '<', silentBefore).execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/** Marks one runner offline if it is still silent since before `silentBefore`; its connection id stays. */
+export async function markOfflineIfSilent(db: Executor, id: number, silentBefore: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('runners')
+    .set({ status: 'offline', updated_at: now })
+    .where('id', '=', id)
+    .where('status', '!=', 'offline')
+    .where('last_heartbeat_at', '<', silentBefore)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Runners silent for longer than `silenceMs` become offline. */

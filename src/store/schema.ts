@@ -148,6 +148,26 @@ export interface RateLimitHitsTable {
   hits: number;
 }
 
+/** The event log (contract §11); see migrations/0014_events.ts. */
+export interface EventsTable {
+  id: Generated<number>;
+  org_id: number;
+  type: string;
+  channel_id: number | null;
+  pod_key: string | null;
+  loop_slug: string | null;
+  ticket_slug: string | null;
+  /** The resource as the API shows it, as JSON. */
+  payload: string;
+  created_at: number;
+}
+
+export interface EventHeadsTable {
+  org_id: number;
+  last_event_id: number;
+  pruned_through: Generated<number>;
+}
+
 export interface Database {
   orgs: OrgsTable;
   api_keys: ApiKeysTable;
@@ -172,9 +192,12 @@ export interface Database {
   rate_limit_hits: RateLimitHitsTable;
   webhook_attempts: WebhookAttemptsTable;
   org_quotas: OrgQuotasTable;
+  events: EventsTable;
+  event_heads: EventHeadsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
+export type EventRow = Selectable<EventsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type UserRow = Selectable<UsersTable>;
 export type RepositoryRow = Selectable<RepositoriesTable>;

@@ -1,13 +1,12 @@
 /**
  * Quotas per organization (contract §15): server-wide defaults, overridden per org through
  * `GET/PATCH /api/v1/admin/orgs/{org}/quotas` (null: back to the default; 0: no limit). Exceeding
- * `max_active_pods` or `max_loops` is 429 QUOTA_EXCEEDED naming the quota in the message and in
- * `details`, and writes nothing; a loop run that meets a full quota waits (`pending`, saying why)
+ * `max_queued_pods` or `max_loops` is 429 QUOTA_EXCEEDED naming the quota in the message and in
+ * `details`, and writes nothing; a pod beyond `max_active_pods` (a loop run's too) waits `queued`
  * and starts once the org's pods end. Both databases.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/auth/scopes.ts';
-import { sweepRuns } from '../../src/domain/loops/runs.ts';
 import type { Quotas } from '../../src/domain/quotas/model.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -120,65 +119,89 @@ describe.each(DATABASES)('quotas on %s', (kind) => {
     });
   });
 
-  describe('max_active_pods', () => {
-    it('the pod over the quota → 429 QUOTA_EXCEEDED naming it, and no pod is recorded; when a pod ends there is room again', async () => {
+  describe('max_active_pods and max_queued_pods', () => {
+    type PodBody = { pod: { pod_key: string; status: string; queue_position: number | null } };
+    const podOf = (res: { json(): unknown }) => (res.json() as PodBody).pod;
+    const getPod = async (slug: string, key: string, podKey: string) => podOf(await t.request({ method: 'GET', url: t.path(`/pods/${podKey}`, slug), key }));
+    /** A pod ending wakes the queue, which places queued pods in the background. */
+    async function settlesTo(slug: string, key: string, podKey: string, status: string) {
+      const deadline = Date.now() + 10_000;
+      while ((await getPod(slug, key, podKey)).status !== status && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return getPod(slug, key, podKey);
+    }
+
+    it('a pod beyond max_active_pods waits queued; beyond max_queued_pods → 429 QUOTA_EXCEEDED naming it and nothing is recorded; a pod ending starts the first queued one', async () => {
       const { org, key, slug } = await freshOrg();
-      const keys: string[] = [];
+      const started: string[] = [];
       for (let i = 0; i < 3; i++) {
         const res = await createPod(slug, key);
         expect(res.statusCode, res.body).toBe(201);
-        keys.push((res.json() as { pod: { pod_key: string } }).pod.pod_key);
+        expect(podOf(res).status).toBe('initializing');
+        started.push(podOf(res).pod_key);
+      }
+      const queued: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const res = await createPod(slug, key);
+        expect(res.statusCode, res.body).toBe(201);
+        expect(podOf(res).status).toBe('queued');
+        expect((await getPod(slug, key, podOf(res).pod_key)).queue_position).toBe(i + 1);
+        queued.push(podOf(res).pod_key);
       }
       const refused = expectError(await createPod(slug, key), 429, 'QUOTA_EXCEEDED');
-      expect(refused.error).toContain('max_active_pods');
-      expect(refused.error).toContain('3');
-      expect(refused.details).toEqual([{ field: 'max_active_pods', message: refused.error }]);
-      expect(await countRows('pods', org.id)).toBe(3);
+      expect(refused.error).toContain('max_queued_pods');
+      expect(refused.error).toContain('7');
+      expect(refused.details).toEqual([{ field: 'max_queued_pods', message: refused.error }]);
+      expect(await countRows('pods', org.id)).toBe(10);
 
-      expect((await t.request({ method: 'POST', url: t.path(`/pods/${keys[0]}/terminate`, slug), key })).statusCode).toBe(200);
-      expect((await createPod(slug, key)).statusCode).toBe(201);
+      expect((await t.request({ method: 'POST', url: t.path(`/pods/${started[0]}/terminate`, slug), key })).statusCode).toBe(200);
+      expect((await settlesTo(slug, key, queued[0], 'initializing')).status).toBe('initializing');
+      expect(await getPod(slug, key, queued[1])).toMatchObject({ status: 'queued', queue_position: 1 });
+      expect(podOf(await createPod(slug, key)).status).toBe('queued');
       expectError(await createPod(slug, key), 429, 'QUOTA_EXCEEDED');
     });
 
     it("counts only the organization's own pods, and an override applies to that organization alone", async () => {
       const a = await freshOrg();
       const b = await freshOrg();
-      for (let i = 0; i < 3; i++) expect((await createPod(a.slug, a.key)).statusCode).toBe(201);
-      expectError(await createPod(a.slug, a.key), 429, 'QUOTA_EXCEEDED');
-      expect((await admin('PATCH', `/orgs/${b.slug}/quotas`, { max_active_pods: 1 })).statusCode).toBe(200);
-      expect((await createPod(b.slug, b.key)).statusCode).toBe(201);
+      for (let i = 0; i < 3; i++) expect(podOf(await createPod(a.slug, a.key)).status).toBe('initializing');
+      expect(podOf(await createPod(a.slug, a.key)).status).toBe('queued');
+      expect((await admin('PATCH', `/orgs/${b.slug}/quotas`, { max_active_pods: 1, max_queued_pods: 1 })).statusCode).toBe(200);
+      expect(podOf(await createPod(b.slug, b.key)).status).toBe('initializing');
+      expect(podOf(await createPod(b.slug, b.key)).status).toBe('queued');
       expectError(await createPod(b.slug, b.key), 429, 'QUOTA_EXCEEDED');
       expect((await admin('PATCH', `/orgs/${a.slug}/quotas`, { max_active_pods: 0 })).statusCode).toBe(200); // no limit
-      for (let i = 0; i < 5; i++) expect((await createPod(a.slug, a.key)).statusCode).toBe(201);
+      // The queued pod goes first (FIFO), then every new one starts at once.
+      for (let i = 0; i < 5; i++) expect(podOf(await createPod(a.slug, a.key)).status).toBe('initializing');
+      const all = await t.request({ method: 'GET', url: t.path('/pods?status=queued', a.slug), key: a.key });
+      expect((all.json() as { pods: unknown[] }).pods).toHaveLength(0);
     });
 
-    it('concurrent creates cannot overfill the quota: 12 at once with room for 3 → exactly 3 created', async () => {
+    it('concurrent creates cannot overfill either quota: 12 at once with room for 3 running and 7 queued → 3 started, 7 queued, 2 refused', async () => {
       const { org, key, slug } = await freshOrg();
       const results = await Promise.all(Array.from({ length: 12 }, () => createPod(slug, key)));
-      const statuses = results.map((r) => r.statusCode).sort();
-      expect(statuses.filter((s) => s === 201)).toHaveLength(3);
-      for (const res of results.filter((r) => r.statusCode !== 201)) expectError(res, 429, 'QUOTA_EXCEEDED');
-      expect(await countRows('pods', org.id)).toBe(3);
+      const created = results.filter((r) => r.statusCode === 201).map(podOf);
+      expect(created.filter((p) => p.status === 'initializing')).toHaveLength(3);
+      expect(created.filter((p) => p.status === 'queued')).toHaveLength(7);
+      const refused = results.filter((r) => r.statusCode !== 201);
+      expect(refused).toHaveLength(2);
+      for (const res of refused) expectError(res, 429, 'QUOTA_EXCEEDED');
+      expect(await countRows('pods', org.id)).toBe(10);
     });
 
-    it('a loop run that meets the full quota waits (pending, saying why) and starts once a pod has ended', async () => {
+    it("a loop run that meets the full quota waits with its pod queued, and starts once the organization's pod has ended", async () => {
       const { org, key, slug } = await freshOrg();
       await admin('PATCH', `/orgs/${slug}/quotas`, { max_active_pods: 1 });
-      const blocker = (await createPod(slug, key)).json() as { pod: { pod_key: string } };
+      const blocker = (await createPod(slug, key)).json() as PodBody;
       expect((await createLoop(slug, key, 'Waits')).statusCode).toBe(201);
       const triggered = await t.request({ method: 'POST', url: t.path('/loops/waits/trigger', slug), key });
       expect(triggered.statusCode, triggered.body).toBe(201);
-      const run = (triggered.json() as { run: { id: number; status: string; pod_key: string | null; error_message: string | null } }).run;
+      const run = (triggered.json() as { run: { id: number; status: string; pod_key: string | null } }).run;
       expect(run.status).toBe('pending');
-      expect(run.pod_key).toBeNull();
-      expect(run.error_message).toMatch(/^waiting for the organization's quota: quota max_active_pods exceeded/);
+      expect(run.pod_key).not.toBeNull();
+      expect((await getPod(slug, key, run.pod_key!)).status).toBe('queued');
 
       await t.request({ method: 'POST', url: t.path(`/pods/${blocker.pod.pod_key}/terminate`, slug), key });
-      clock.now += 5_000; // the sweeper retries runs left alone for 2 s
-      await sweepRuns(t.ctx);
-      const after = (await t.request({ method: 'GET', url: t.path(`/loops/waits/runs/${run.id}`, slug), key })).json() as { run: { status: string; pod_key: string | null } };
-      expect(after.run.status).toBe('pending');
-      expect(after.run.pod_key).not.toBeNull();
+      expect((await settlesTo(slug, key, run.pod_key!, 'initializing')).status).toBe('initializing');
       expect(await countRows('pods', org.id)).toBe(2);
     });
   });

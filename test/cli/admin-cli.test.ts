@@ -262,7 +262,7 @@ describe('drover admin: where the admin token comes from, and errors', () => {
     try {
       const result = await runDrover(['runner', '--server', `http://127.0.0.1:${port}`, '--token', 'drvreg_unused', '--work-dir', workDir], { cwd: fixture.cwd });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(new RegExp(`^drover: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/runner/register: .*ECONNREFUSED`));
+      expect(result.stderr).toMatch(new RegExp(`^drover: registration failed: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/runner/register: .*ECONNREFUSED`));
     } finally {
       fs.rmSync(workDir, { recursive: true, force: true });
     }

@@ -46,7 +46,7 @@ describe.each(DATABASES)('migration 0013 on existing data (%s)', (kind) => {
     });
     const pods = [];
     for (const [key, session] of [['p-one', 's-completed-old'], ['p-two', 's-completed-new'], ['p-three', 's-failed']] as const) pods.push(await id('pods', pod(key, session)));
-    await db.insertInto('pod_output').values({ pod_id: pods[0], data: 'hello output', total_bytes: 12 }).execute();
+    await db.insertInto('pod_output_chunks').values({ pod_id: pods[0], start_offset: 0, end_offset: 12, data: 'hello output' }).execute();
     const loop = await id('loops', {
       org_id: org, slug: 'l', name: 'L', prompt_template: 'x', prompt_variables: '{}', execution_mode: 'direct', cron_timezone: 'UTC', sandbox_strategy: 'persistent',
       session_persistence: 1, concurrency_policy: 'skip', max_concurrent_runs: 1, timeout_minutes: 60, callback_secret_encrypted: 'x', autopilot_config: '{}',
@@ -64,17 +64,17 @@ describe.each(DATABASES)('migration 0013 on existing data (%s)', (kind) => {
     await migrateToLatest(store);
 
     expect(await db.selectFrom('pods').selectAll().orderBy('id').execute()).toEqual(before);
-    expect(await db.selectFrom('pod_output').selectAll().execute()).toEqual([{ pod_id: pods[0], data: 'hello output', total_bytes: 12 }]);
+    expect(await db.selectFrom('pod_output_chunks').selectAll().execute()).toEqual([{ pod_id: pods[0], start_offset: 0, end_offset: 12, data: 'hello output' }]);
     const queued = await id('pods', { ...pod('p-queued', null), runner_id: null, status: 'queued' });
     expect((await db.selectFrom('pods').select('runner_id').where('id', '=', queued).executeTakeFirstOrThrow()).runner_id).toBeNull();
     expect((await db.selectFrom('loops').select('last_session_id').where('id', '=', loop).executeTakeFirstOrThrow()).last_session_id).toBe('s-completed-new');
     expect((await db.selectFrom('loops').select('agentfile_layer').where('id', '=', loop).executeTakeFirstOrThrow()).agentfile_layer).toBeNull();
 
     // The foreign keys of and to pods still hold.
-    await expect(db.insertInto('pod_output').values({ pod_id: 999_999, data: '', total_bytes: 0 }).execute()).rejects.toThrow(/foreign key/i);
+    await expect(db.insertInto('pod_output_chunks').values({ pod_id: 999_999, start_offset: 0, end_offset: 0, data: '' }).execute()).rejects.toThrow(/foreign key/i);
     await expect(id('pods', { ...pod('p-bad-runner', null), runner_id: 999_999 })).rejects.toThrow(/foreign key/i);
     await db.deleteFrom('pods').where('id', '=', pods[0]).execute();
-    expect(await db.selectFrom('pod_output').selectAll().execute()).toEqual([]);
+    expect(await db.selectFrom('pod_output_chunks').selectAll().execute()).toEqual([]);
     await expect(db.deleteFrom('orgs').where('id', '=', org).execute()).resolves.toBeDefined();
 
     const indexes =

@@ -8,6 +8,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route requires; org routes without one are refused. */
     scope?: Scope;
+    /** Instead of `scope`: the key needs at least one of these (the event stream, whose types each have their own scope). */
+    anyScope?: readonly Scope[];
     /** Creating POSTs honour Idempotency-Key. */
     idempotent?: boolean;
   }
@@ -43,6 +45,13 @@ export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Aut
     if (limited) await limited;
     const { org } = request.params as { org?: string };
     if (principal.org.slug !== org) throw notFound('organization');
+    const anyScope = request.routeOptions.config.anyScope;
+    if (anyScope) {
+      if (!anyScope.some((s) => grants(principal.scopes, s))) {
+        throw new AppError('INSUFFICIENT_SCOPE', `this API key needs one of the scopes ${anyScope.join(', ')}`, { required_scopes: [...anyScope] });
+      }
+      return;
+    }
     const scope = request.routeOptions.config.scope;
     if (!scope) throw new Error(`route ${request.routeOptions.url} declares no scope`);
     if (!grants(principal.scopes, scope)) {

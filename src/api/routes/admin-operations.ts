@@ -6,7 +6,7 @@ import { deleteRunner, listOrgRunners, rotateRunnerCredential } from '../../doma
 import { MessageBody, errorResponses } from '../schemas/common.ts';
 import { AdminOrgParams } from '../schemas/admin.ts';
 import { AdminRunnerParams, UpdateQuotasBody } from '../schemas/operations.ts';
-import { presentRunner } from './runners.ts';
+import { runnerView as presentRunner } from '../../domain/runners/view.ts';
 
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
@@ -19,7 +19,7 @@ export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncType
   async function adminOperations(app) {
     app.get(
       '/orgs/:org/runners',
-      { schema: { tags, security, summary: "List an organization's runners", params: AdminOrgParams, response: { 200: Type.Object({ runners: Type.Array(Type.Ref('Runner')) }), ...errorResponses() } } },
+      { schema: { tags, security, operationId: 'adminListRunners', summary: "List an organization's runners", params: AdminOrgParams, response: { 200: Type.Object({ runners: Type.Array(Type.Ref('Runner')) }), ...errorResponses() } } },
       async (request) => ({ runners: (await listOrgRunners(ctx, request.params.org)).map(presentRunner) }),
     );
 
@@ -29,7 +29,7 @@ export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncType
         schema: {
           tags,
           security,
-          summary: "Delete a runner: its credential is revoked at once, its link closed and its active pods failed",
+          operationId: 'adminDeleteRunner', summary: "Delete a runner: its credential is revoked at once, its link closed and its active pods failed",
           params: AdminRunnerParams,
           response: { 200: MessageBody, ...errorResponses() },
         },
@@ -46,7 +46,7 @@ export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncType
         schema: {
           tags,
           security,
-          summary: 'Give a connected runner a new credential over its link; the old one stops working once the runner has stored it',
+          operationId: 'adminRotateRunnerCredential', summary: 'Give a connected runner a new credential over its link; the old one stops working once the runner has stored it',
           params: AdminRunnerParams,
           response: { 200: Type.Object({ message: Type.String(), runner: Type.Ref('Runner') }), ...errorResponses(409) },
         },
@@ -59,14 +59,14 @@ export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncType
 
     app.get(
       '/orgs/:org/quotas',
-      { schema: { tags, security, summary: "An organization's quotas: its overrides, the server defaults and what applies", params: AdminOrgParams, response: { 200: QuotasEnvelope, ...errorResponses() } } },
+      { schema: { tags, security, operationId: 'adminGetQuotas', summary: "An organization's quotas: its overrides, the server defaults and what applies", params: AdminOrgParams, response: { 200: QuotasEnvelope, ...errorResponses() } } },
       async (request) => presentQuotas(request.params.org, await getQuotas(ctx, request.params.org)),
     );
 
     app.patch(
       '/orgs/:org/quotas',
       {
-        schema: { tags, security, summary: "Change an organization's quotas (null: back to the server default; 0: no limit)", params: AdminOrgParams, body: UpdateQuotasBody, response: { 200: QuotasEnvelope, ...errorResponses() } },
+        schema: { tags, security, operationId: 'adminUpdateQuotas', summary: "Change an organization's quotas (null: back to the server default; 0: no limit)", params: AdminOrgParams, body: UpdateQuotasBody, response: { 200: QuotasEnvelope, ...errorResponses() } },
       },
       async (request) => presentQuotas(request.params.org, await updateQuotas(ctx, request.params.org, request.body)),
     );

@@ -2,36 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CHANNEL_LIST_LIMIT, MESSAGE_LIMIT } from '../../domain/channels/model.ts';
 import * as service from '../../domain/channels/service.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import type { ChannelListRow } from '../../store/channels.ts';
-import type { ChannelMessageRow, ChannelRow } from '../../store/schema.ts';
-import { IdempotencyHeaders, OrgParams, clampLimit, errorResponses, isTrue, iso } from '../schemas/common.ts';
+import { channelListItem as listItem, channelView as detail, messageView as message } from '../../domain/channels/view.ts';
+import { IdempotencyHeaders, OrgParams, clampLimit, errorResponses, isTrue } from '../schemas/common.ts';
 import * as s from '../schemas/channels.ts';
 
 const tags = ['Channels'];
-
-function listItem(row: ChannelListRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    repository_id: row.repository_id,
-    ticket_slug: row.ticket_slug,
-    archived: row.archived === 1,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
-
-const detail = (row: ChannelRow) => ({ ...listItem(row), document: row.document });
-
-const message = (row: ChannelMessageRow) => ({
-  id: row.id,
-  channel_id: row.channel_id,
-  content: row.content,
-  sender_type: row.sender_type,
-  pod_key: row.pod_key,
-  created_at: iso(row.created_at),
-});
 
 export const channelRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function channels(app) {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
 import { listRunDeliveries, redeliverRun, type DeliveryWithAttempts } from '../../domain/loops/deliveries.ts';
 import { optionalBody } from '../plugins/optional-body.ts';
-import { clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
+import { IdempotencyHeaders, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
 import * as s from '../schemas/loops.ts';
 
 const tags = ['Loops'];
@@ -37,6 +37,7 @@ export const loopDeliveryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebo
         config: { scope: 'loops:read' },
         schema: {
           tags,
+          operationId: 'listLoopRunDeliveries',
           summary: "A run's callback deliveries and their attempts, newest first",
           params: s.RunParams,
           querystring: s.ListDeliveriesQuery,
@@ -54,9 +55,11 @@ export const loopDeliveryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebo
     app.post(
       '/loops/:slug/runs/:run_id/redeliver',
       {
-        config: { scope: 'loops:write' },
+        config: { scope: 'loops:write', idempotent: true },
         schema: {
           tags,
+          operationId: 'redeliverLoopRun',
+          headers: IdempotencyHeaders,
           summary: "Queue a new delivery of the run's callback event (same body and webhook-id) to the loop's callback_url",
           params: s.RunParams,
           body: s.EmptyBody,

@@ -1,32 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
-import { advertisedAgents } from '../../domain/runners/advertised.ts';
+import { runnerView as presentRunner } from '../../domain/runners/view.ts';
 import * as service from '../../domain/runners/service.ts';
-import type { RunnerWithCount } from '../../store/runners.ts';
-import { OrgParams, clampLimit, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
+import { OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
 import * as s from '../schemas/pods.ts';
 
 const tags = ['Runners'];
 const RunnerList = Type.Object({ runners: Type.Array(Type.Ref('Runner')) });
-
-export function presentRunner(runner: RunnerWithCount) {
-  return {
-    id: runner.id,
-    name: runner.name,
-    status: runner.status,
-    version: runner.version,
-    os: runner.os,
-    arch: runner.arch,
-    labels: JSON.parse(runner.labels) as string[],
-    sandbox: runner.sandbox,
-    agents: advertisedAgents(runner.agents),
-    pod_count: runner.pod_count,
-    max_pods: runner.max_pods,
-    last_heartbeat_at: isoOrNull(runner.last_heartbeat_at),
-    created_at: iso(runner.created_at),
-  };
-}
 
 export const runnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function runnersApi(app) {

@@ -2,33 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ResponseCache } from '../response-cache.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import { TICKET_STATUSES, type TicketPriority, type TicketStatus } from '../../domain/tickets/model.ts';
+import { TICKET_STATUSES, type TicketPriority } from '../../domain/tickets/model.ts';
 import * as service from '../../domain/tickets/service.ts';
-import type { TicketListRow, TicketWithParent } from '../../store/tickets.ts';
-import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
+import { ticketListItem as listItem, ticketView as detail } from '../../domain/tickets/view.ts';
+import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses } from '../schemas/common.ts';
 import * as s from '../schemas/tickets.ts';
 
 const tags = ['Tickets'];
-
-function listItem(row: TicketListRow) {
-  return {
-    id: row.id,
-    slug: row.slug,
-    type: row.type,
-    title: row.title,
-    status: row.status as TicketStatus,
-    priority: row.priority as TicketPriority,
-    assignee_id: row.assignee_id,
-    repository_id: row.repository_id,
-    labels: JSON.parse(row.labels) as string[],
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
-
-function detail(row: TicketWithParent) {
-  return { ...listItem(row), description: row.description, parent_slug: row.parent_slug };
-}
 
 /** The schema's pattern has bounded the count and the lengths (see LABELS_FILTER). */
 function parseLabels(raw: string | undefined): string[] | undefined {

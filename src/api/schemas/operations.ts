@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Id, Nullable } from './common.ts';
+import { Nullable } from './common.ts';
 
 /** Quotas (contract §15): counts fit PostgreSQL's integer; output rates may be larger. 0 means no limit. */
 const Count = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
@@ -40,4 +40,4 @@ export const UpdateQuotasBody = Type.Object(
   { additionalProperties: false, description: 'the quotas to change; null returns one to the server default, 0 means no limit' },
 );
 
-export const AdminRunnerParams = Type.Object({ org: Type.String({ maxLength: 64 }), id: Id });
+export { AdminIdParams as AdminRunnerParams } from './admin.ts';

@@ -7,7 +7,9 @@ import { findRepository } from '../../store/repositories.ts';
 import type { ChannelMessageRow, ChannelRow, ChannelUpdate } from '../../store/schema.ts';
 import { findTicketBySlug } from '../../store/tickets.ts';
 import type { Principal } from '../auth/authenticate.ts';
+import { recordEvent } from '../../events/writer.ts';
 import type { DomainContext } from '../context.ts';
+import { channelView, messageView } from './view.ts';
 import { canonicalSlug } from '../tickets/model.ts';
 import { MAX_CONTENT, channelNameKey, type MessageAuthor } from './model.ts';
 
@@ -45,6 +47,8 @@ async function requireChannel(db: Executor, orgId: number, id: number): Promise<
   return channel;
 }
 
+const channelSubjects = (channel: ChannelRow) => ({ channel_id: channel.id, ticket_slug: channel.ticket_slug });
+
 /** The unique index on (org_id, name_key) is the one arbiter of name clashes, races included. */
 function rethrowNameTaken(error: unknown, name: string | undefined): never {
   if (name !== undefined && isUniqueViolation(error)) {
@@ -66,7 +70,7 @@ export async function createChannel(ctx: DomainContext, orgId: number, input: Cr
         ticketSlug = ticket.slug;
       }
       const now = ctx.now();
-      return channels.insertChannel(trx, {
+      const created = await channels.insertChannel(trx, {
         org_id: orgId,
         name: input.name,
         name_key: channelNameKey(input.name),
@@ -78,6 +82,8 @@ export async function createChannel(ctx: DomainContext, orgId: number, input: Cr
         created_at: now,
         updated_at: now,
       });
+      await recordEvent(ctx, trx, orgId, 'channel.created', channelView(created), channelSubjects(created));
+      return created;
     });
   } catch (error) {
     rethrowNameTaken(error, input.name);
@@ -113,7 +119,9 @@ export async function updateChannel(ctx: DomainContext, orgId: number, id: numbe
       if (input.archived !== undefined) patch.archived = input.archived ? 1 : 0;
       if (Object.keys(patch).length === 0) return channel;
       patch.updated_at = ctx.now();
-      return channels.updateChannel(trx, channel.id, patch);
+      const updated = await channels.updateChannel(trx, channel.id, patch);
+      await recordEvent(ctx, trx, orgId, 'channel.updated', channelView(updated), channelSubjects(updated));
+      return updated;
     });
   } catch (error) {
     rethrowNameTaken(error, input.name);
@@ -193,7 +201,7 @@ async function appendMessage(
     const channel = await channels.findChannel(trx, orgId, channelId, { forUpdate: ctx.store.kind === 'postgres' });
     if (!channel) throw notFound('channel');
     if (channel.archived) throw conflict('CHANNEL_ARCHIVED', `channel "${channel.name}" is archived; unarchive it to post`);
-    return messages.insertMessage(trx, {
+    const message = await messages.insertMessage(trx, {
       org_id: orgId,
       channel_id: channel.id,
       content,
@@ -201,5 +209,7 @@ async function appendMessage(
       pod_key: author.podKey,
       created_at: ctx.now(),
     });
+    await recordEvent(ctx, trx, orgId, 'message.created', messageView(message), { channel_id: channel.id, pod_key: message.pod_key, ticket_slug: channel.ticket_slug });
+    return message;
   });
 }

@@ -6,6 +6,7 @@ import { findOrgById } from '../../store/orgs.ts';
 import type { LoopRow, LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
+import { recordRunEvent } from './events.ts';
 import type { PodConfig } from '../pods/model.ts';
 import { launchPods, type LaunchRequest } from '../pods/launch.ts';
 import { terminatePod } from '../pods/service.ts';
@@ -47,6 +48,7 @@ async function finishRun(
     callback_status: loop.callback_url ? 'pending' : 'none',
   });
   if (!ended) return null;
+  await recordRunEvent(ctx, trx, 'run.updated', ended.id);
   await announceRunEnd(trx, ctx, loop, ended);
   return ended;
 }
@@ -124,6 +126,7 @@ export async function recordRun(
     created_at: now,
     updated_at: now,
   });
+  await recordRunEvent(ctx, trx, 'run.created', run.id);
   if (status === 'failed') await announceRunEnd(trx, ctx, loop, run);
   if (status === 'pending') after.start.push(run.id);
   return run;
@@ -249,7 +252,7 @@ async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, p
   }
   // Guarded: the run may have been cancelled or replaced while its pod was being placed (it had no
   // pod_key then, so nobody terminated one); such a pod belongs to no active run and is stopped.
-  if (!(await runs.attachPod(db, run.id, pod.key, pod.runner_id, ctx.now(), false))) {
+  if (!(await attachPodWithEvent(ctx, run.id, pod.key, pod.runner_id, ctx.now(), false))) {
     await terminatePod(ctx, loop.org_id, pod.key, `run ${run.id} ended before its pod started`).catch(() => {
       // Already ended (a pod that finished at once has ended its run itself).
     });
@@ -321,6 +324,7 @@ async function promoteQueued(trx: Executor, ctx: DomainContext, loop: LoopRow, a
   for (const run of active.filter((r) => r.status === 'queued')) {
     if (free <= 0) break;
     if (await runs.transitionRun(trx, run.id, ['queued'], { status: 'pending', started_at: now, deadline_at: now + minutes(loop.timeout_minutes), updated_at: now })) {
+      await recordRunEvent(ctx, trx, 'run.updated', run.id);
       after.start.push(run.id);
       free--;
     }
@@ -354,15 +358,23 @@ export async function cancelRuns(ctx: DomainContext, loopId: number, statuses: r
   }
 }
 
+/** Gives a run its pod (see store attachPod) and records its `run.updated`, in one transaction. */
+async function attachPodWithEvent(ctx: DomainContext, runId: number, podKey: string, runnerId: number | null, now: number, running: boolean): Promise<boolean> {
+  return ctx.store.transaction(async (trx) => {
+    if (!(await runs.attachPod(trx, runId, podKey, runnerId, now, running))) return false;
+    await recordRunEvent(ctx, trx, 'run.updated', runId);
+    return true;
+  });
+}
+
 /** A pod of a run started or ended: the run follows (contract §3, "Run ↔ pod"). */
 export async function followPod(ctx: DomainContext, pod: PodRow): Promise<void> {
-  const db = ctx.store.db;
   const runId = (JSON.parse(pod.config) as PodConfig).loop_run_id;
   if (!runId) return;
   const now = ctx.now();
   if (pod.status === 'running') {
     // A pod its run does not own (the run ended meanwhile, or has another pod) has no one to stop it.
-    if (!(await runs.attachPod(db, runId, pod.key, pod.runner_id, now, true))) {
+    if (!(await attachPodWithEvent(ctx, runId, pod.key, pod.runner_id, now, true))) {
       await terminatePod(ctx, pod.org_id, pod.key, `run ${runId} no longer owns this pod`).catch(() => {
         // Already ended.
       });

@@ -8,6 +8,7 @@ import * as repositories from '../../store/repositories.ts';
 import * as runners from '../../store/runners.ts';
 import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
+import { recordLoopEvent, updateLoopWithEvent } from './events.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { branchProblem } from '../pods/agentfile.ts';
 import { fits } from '../quotas/model.ts';
@@ -149,7 +150,7 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
       const limit = (await orgQuotas(ctx, trx, orgId)).max_loops;
       const count = limit === 0 ? 0 : await loops.countLoops(trx, orgId);
       if (!fits(limit, count)) throw quotaExceeded('max_loops', limit, `this organization has ${count} loops`);
-      return loops.insertLoop(trx, {
+      const created = await loops.insertLoop(trx, {
         org_id: orgId,
         slug,
         ...columns(fields),
@@ -162,6 +163,8 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
         created_at: now,
         updated_at: now,
       });
+      await recordLoopEvent(ctx, trx, 'loop.created', created);
+      return created;
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -211,7 +214,7 @@ export async function updateLoop(ctx: DomainContext, orgId: number, slug: string
   await checkFields(ctx, orgId, fields);
   const now = ctx.now();
   const cronChanged = fields.cron_expression !== current.cron_expression || fields.cron_timezone !== current.cron_timezone;
-  const updated = await loops.updateLoop(ctx.store.db, loop.id, {
+  const updated = await updateLoopWithEvent(ctx, loop.id, {
     ...columns(fields),
     next_run_at: cronChanged ? schedule(fields, loop.status, now) : loop.next_run_at,
     updated_at: now,
@@ -225,13 +228,13 @@ export async function enableLoop(ctx: DomainContext, orgId: number, slug: string
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   if (loop.status === 'enabled') return loop;
   const now = ctx.now();
-  return loops.updateLoop(ctx.store.db, loop.id, { status: 'enabled', next_run_at: schedule(fieldsOf(loop), 'enabled', now), updated_at: now });
+  return updateLoopWithEvent(ctx, loop.id, { status: 'enabled', next_run_at: schedule(fieldsOf(loop), 'enabled', now), updated_at: now });
 }
 
 /** Disable: no more cron firings or manual triggers; queued runs are cancelled; active runs go on. */
 export async function disableLoop(ctx: DomainContext, orgId: number, slug: string): Promise<LoopRow> {
   const loop = await requireLoop(ctx.store.db, orgId, slug);
-  const updated = loop.status === 'disabled' ? loop : await loops.updateLoop(ctx.store.db, loop.id, { status: 'disabled', next_run_at: null, updated_at: ctx.now() });
+  const updated = loop.status === 'disabled' ? loop : await updateLoopWithEvent(ctx, loop.id, { status: 'disabled', next_run_at: null, updated_at: ctx.now() });
   await cancelRuns(ctx, loop.id, ['queued'], 'the loop was disabled');
   return updated;
 }
@@ -239,9 +242,14 @@ export async function disableLoop(ctx: DomainContext, orgId: number, slug: strin
 /** Cancels active runs (terminating their pods), then removes the loop and its history. */
 export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string): Promise<void> {
   const loop = await requireLoop(ctx.store.db, orgId, slug);
-  await loops.updateLoop(ctx.store.db, loop.id, { status: 'disabled', next_run_at: null });
+  if (loop.status !== 'disabled') await updateLoopWithEvent(ctx, loop.id, { status: 'disabled', next_run_at: null });
   await cancelRuns(ctx, loop.id, ['queued', 'pending', 'running'], 'the loop was deleted');
-  await ctx.store.transaction((trx) => loops.deleteLoop(trx, loop.id));
+  await ctx.store.transaction(async (trx) => {
+    const last = await loops.findLoopById(trx, loop.id);
+    if (!last) return;
+    await recordLoopEvent(ctx, trx, 'loop.deleted', last);
+    await loops.deleteLoop(trx, loop.id);
+  });
 }
 
 export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {

@@ -11,6 +11,7 @@ import type { PodRow, PodsTable } from '../../store/schema-runners.ts';
 import type { OrgRow } from '../../store/schema.ts';
 import { findTicketBySlug } from '../../store/tickets.ts';
 import { hashSecret } from '../auth/keys.ts';
+import { recordPodEvent } from './events.ts';
 import type { DomainContext } from '../context.ts';
 import { fits } from '../quotas/model.ts';
 import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
@@ -107,12 +108,16 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
         }
         queued++;
         const config: PodConfig = { ...(JSON.parse(pod.config) as PodConfig), requested_runner_id: input.runner_id ?? null, prefer_runner_id: extras?.preferRunnerId ?? null };
-        placed.push(await pods.insertPod(trx, { ...pod, status: 'queued', config: JSON.stringify(config), runner_id: null, ...times }));
+        const queuedPod = await pods.insertPod(trx, { ...pod, status: 'queued', config: JSON.stringify(config), runner_id: null, ...times });
+        await recordPodEvent(ctx, trx, 'pod.created', queuedPod);
+        placed.push(queuedPod);
         continue;
       }
       runner.pod_count++;
       active++;
-      placed.push(await pods.insertPod(trx, { ...pod, runner_id: runner.id, ...times }));
+      const inserted = await pods.insertPod(trx, { ...pod, runner_id: runner.id, ...times });
+      await recordPodEvent(ctx, trx, 'pod.created', inserted);
+      placed.push(inserted);
     }
     return { results: placed, promoted };
   });

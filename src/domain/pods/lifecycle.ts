@@ -3,6 +3,7 @@ import type { DomainContext } from '../context.ts';
 import * as pods from '../../store/pods.ts';
 import type { PodRow, PodStatus } from '../../store/schema-runners.ts';
 import { ACTIVE_STATUSES, type PodConfig } from './model.ts';
+import { transitionWithEvent } from './events.ts';
 import { usageColumns } from './results.ts';
 import type { PodUsage } from '../../gateway/protocol.ts';
 
@@ -37,7 +38,7 @@ export async function podStarted(ctx: DomainContext, runnerId: number, key: stri
   const minutes = (JSON.parse(pod.config) as PodConfig).pod_timeout_minutes;
   const startedAt = pod.started_at ?? now;
   const set = { status: 'running' as const, started_at: startedAt, deadline_at: minutes ? startedAt + minutes * 60_000 : null, updated_at: now };
-  const changed = await pods.transitionPod(ctx.store.db, pod.id, ['initializing'], set);
+  const changed = await transitionWithEvent(ctx, (trx) => pods.transitionPodRow(trx, pod.id, ['initializing'], set));
   if (!changed) return;
   await tellChannel(ctx, pod, `Pod ${pod.key} (${pod.agent_slug}) started.`);
   await ctx.podChanged?.({ ...pod, ...set });
@@ -56,7 +57,7 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     finished_at: now,
     updated_at: now,
   };
-  const ended = await pods.transitionRunnerPod(ctx.store.db, result.key, runnerId, ACTIVE_STATUSES, set);
+  const ended = await transitionWithEvent(ctx, (trx) => pods.transitionRunnerPod(trx, result.key, runnerId, ACTIVE_STATUSES, set));
   if (ended) {
     await afterEnd(ctx, ended);
     return;
@@ -81,13 +82,14 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
 export async function podLost(ctx: DomainContext, pod: PodRow, reason: string, from: readonly PodStatus[] = ACTIVE_STATUSES): Promise<boolean> {
   const now = ctx.now();
   const set = { status: 'failed' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
-  const ended = await pods.transitionPodRow(ctx.store.db, pod.id, from, set);
+  const ended = await transitionWithEvent(ctx, (trx) => pods.transitionPodRow(trx, pod.id, from, set));
   if (ended) await afterEnd(ctx, ended);
   return ended !== undefined;
 }
 
 export async function podBackFromOrphan(ctx: DomainContext, pod: PodRow): Promise<void> {
-  await pods.transitionPod(ctx.store.db, pod.id, ['orphaned'], { status: pod.started_at === null ? 'initializing' : 'running', updated_at: ctx.now() });
+  const set = { status: pod.started_at === null ? ('initializing' as const) : ('running' as const), updated_at: ctx.now() };
+  await transitionWithEvent(ctx, (trx) => pods.transitionPodRow(trx, pod.id, ['orphaned'], set));
 }
 
 /**
@@ -99,7 +101,7 @@ export async function terminateOnServer(ctx: DomainContext, pod: PodRow, from: r
   const now = ctx.now();
   const set = { status: 'terminated' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
   // The pod as it is now: one read while queued may have been given a runner since.
-  const ended = await pods.transitionPodRow(ctx.store.db, pod.id, from, set);
+  const ended = await transitionWithEvent(ctx, (trx) => pods.transitionPodRow(trx, pod.id, from, set));
   if (!ended) return null;
   if (ended.runner_id !== null) await ctx.wakeRunner?.(ended.runner_id, ended);
   await afterEnd(ctx, ended);
@@ -113,6 +115,7 @@ export async function terminateOnServer(ctx: DomainContext, pod: PodRow, from: r
 async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
   // A pod that had a runner held one of its slots: the queue may move (a queued pod held none).
   if (pod.runner_id !== null) ctx.slotFreed?.(pod.org_id);
+  ctx.podOutputChanged?.(pod.id);
   await tellChannel(ctx, pod, `Pod ${pod.key} ${pod.status}${pod.error_message ? `: ${pod.error_message}` : ''}.`);
   await ctx.podChanged?.(pod);
 }

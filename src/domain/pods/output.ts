@@ -209,6 +209,7 @@ export class PodOutputSink {
       stream.end += Math.max(0, stored - start);
       start = Math.max(start, stored);
     }
+    this.ctx.podOutputChanged?.(stream.podId);
     await this.trim(stream, podOutput.OUTPUT_KEEP_BYTES);
   }
 

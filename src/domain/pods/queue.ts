@@ -20,6 +20,7 @@ import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
 import { orgQuotas } from '../quotas/service.ts';
 import { capacityProblem, isAvailable, pickRunnerPreferring } from '../runners/selection.ts';
+import { recordPodEvent } from './events.ts';
 import { podLost } from './lifecycle.ts';
 import type { PodConfig } from './model.ts';
 
@@ -64,6 +65,7 @@ export async function placeQueued(
       if (!runner) continue;
       const moved = await pods.transitionPodRow(trx, pod.id, ['queued'], { status: 'initializing', runner_id: runner.id, updated_at: now });
       if (!moved) continue;
+      await recordPodEvent(ctx, trx, 'pod.updated', moved);
       runner.pod_count++;
       placed.push(moved);
       if (placed.length >= room || !hasRoom(candidates, now)) break;

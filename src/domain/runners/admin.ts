@@ -5,6 +5,7 @@ import type { RunnerWithCount } from '../../store/runners.ts';
 import { requireOrg } from '../admin/service.ts';
 import type { DomainContext } from '../context.ts';
 import { podLost } from '../pods/lifecycle.ts';
+import { runnerDeleted } from './status.ts';
 
 /** How long POST …/rotate-credential waits for the runner to confirm that it stored the new credential. */
 export const ROTATE_CONFIRM_TIMEOUT_MS = 10_000;
@@ -29,7 +30,7 @@ export async function listOrgRunners(ctx: DomainContext, orgSlug: string): Promi
  */
 export async function deleteRunner(ctx: DomainContext, orgSlug: string, id: number): Promise<void> {
   const runner = await requireRunner(ctx, orgSlug, id);
-  if (!(await runners.markDeleted(ctx.store.db, runner.id, ctx.now()))) throw notFound('runner');
+  if (!(await runnerDeleted(ctx, runner.id, ctx.now()))) throw notFound('runner');
   await ctx.runnerCommand?.(runner.id, 'revoke');
   const reason = `runner ${runner.id} (${runner.name}) was deleted by an administrator`;
   for (const pod of await pods.activePodsOfRunner(ctx.store.db, runner.id)) await podLost(ctx, pod, reason);

@@ -4,7 +4,9 @@ import type { OrgRow } from '../../store/schema.ts';
 import { findRepository } from '../../store/repositories.ts';
 import { userExists } from '../../store/users.ts';
 import * as tickets from '../../store/tickets.ts';
+import { recordEvent } from '../../events/writer.ts';
 import type { DomainContext } from '../context.ts';
+import { ticketView } from './view.ts';
 import {
   TICKET_STATUSES,
   canonicalSlug,
@@ -96,7 +98,9 @@ export async function createTicket(ctx: DomainContext, org: OrgRow, input: Creat
       },
       labels,
     );
-    return { ...row, parent_slug: parentSlug };
+    const created = { ...row, parent_slug: parentSlug };
+    await recordEvent(ctx, trx, org.id, 'ticket.created', ticketView(created), { ticket_slug: created.slug });
+    return created;
   });
 }
 
@@ -148,7 +152,9 @@ export async function updateTicket(
       patch.status = input.status;
     }
     await tickets.updateTicket(trx, ticket.id, patch);
-    return (await tickets.findTicketById(trx, ticket.id))!;
+    const updated = (await tickets.findTicketById(trx, ticket.id))!;
+    await recordEvent(ctx, trx, orgId, 'ticket.updated', ticketView(updated), { ticket_slug: updated.slug });
+    return updated;
   });
 }
 
@@ -174,6 +180,7 @@ export async function deleteTicket(ctx: DomainContext, orgId: number, slug: stri
     const ticket = await requireTicket(trx, orgId, slug);
     await tickets.bumpTicketVersion(trx, orgId);
     await tickets.deleteTicket(trx, ticket);
+    await recordEvent(ctx, trx, orgId, 'ticket.deleted', ticketView(ticket), { ticket_slug: ticket.slug });
     return ticket.slug;
   });
 }

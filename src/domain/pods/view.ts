@@ -1,0 +1,41 @@
+import type { PodRow } from '../../store/schema-runners.ts';
+import { iso, isoOrNull } from '../iso.ts';
+import type { PodConfig } from './model.ts';
+import { podResultsView } from './results.ts';
+
+export function podListItem(pod: PodRow, queuePosition: number | null = null) {
+  return {
+    key: pod.key,
+    status: pod.status,
+    agent_slug: pod.agent_slug,
+    runner_id: pod.runner_id,
+    prompt: pod.prompt,
+    repository_id: pod.repository_id,
+    branch: pod.branch,
+    ...podResultsView(pod),
+    queue_position: queuePosition,
+    created_at: iso(pod.created_at),
+    updated_at: iso(pod.updated_at),
+  };
+}
+
+/** A pod as `GET /pods/{key}` and its events show it. */
+export function podView(pod: PodRow, queuePosition: number | null) {
+  const config = JSON.parse(pod.config) as PodConfig;
+  return {
+    ...podListItem(pod, queuePosition),
+    ticket_slug: pod.ticket_slug,
+    channel_id: pod.channel_id,
+    sandbox_type: config.sandbox_type,
+    auto_close: config.auto_close,
+    pod_timeout_minutes: config.pod_timeout_minutes,
+    max_turns: config.max_turns,
+    mode: pod.mode,
+    alias: pod.alias,
+    env: config.env ?? {},
+    error_message: pod.error_message,
+    exit_code: pod.exit_code,
+    started_at: isoOrNull(pod.started_at),
+    finished_at: isoOrNull(pod.finished_at),
+  };
+}

@@ -1,0 +1,44 @@
+import type { Store } from '../store/db.ts';
+import { notify } from '../store/notify.ts';
+
+/** The PostgreSQL channel that carries "pod N has new output" (schema-scoped like the events channel). */
+export function outputChannel(store: Store): string | null {
+  if (store.kind !== 'postgres') return null;
+  return `drover_output_${(store.postgres?.schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.toLowerCase();
+}
+
+/**
+ * "Pod N has new output": wakes the output streams that follow pod N, on this replica at once and,
+ * on PostgreSQL, on every replica through NOTIFY (EventListener delivers it). A lost wake-up costs
+ * a stream at most its poll interval.
+ */
+export class PodOutputSignals {
+  private readonly watchers = new Map<number, Set<() => void>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  /** Output of the pod was stored (called by the replica that stored it). */
+  appended(podId: number): void {
+    this.wake(podId);
+    const channel = outputChannel(this.store);
+    if (channel) notify(this.store.db, channel, String(podId)).catch(this.onError);
+  }
+
+  /** Wakes this replica's watchers of the pod. */
+  wake(podId: number): void {
+    for (const watcher of this.watchers.get(podId) ?? []) watcher();
+  }
+
+  watch(podId: number, watcher: () => void): () => void {
+    let set = this.watchers.get(podId);
+    if (!set) this.watchers.set(podId, (set = new Set()));
+    set.add(watcher);
+    return () => {
+      set.delete(watcher);
+      if (set.size === 0 && this.watchers.get(podId) === set) this.watchers.delete(podId);
+    };
+  }
+}

@@ -1,0 +1,67 @@
+import type { Store } from '../store/db.ts';
+import { readPodOutputFrom } from '../store/pod-output.ts';
+import { findPodByKey } from '../store/pods.ts';
+import type { PodRow } from '../store/schema-runners.ts';
+import type { PodOutputSignals } from './output-signals.ts';
+
+/** At most this much output in one `output` event. */
+const EVENT_BYTES = 64 * 1024;
+/** A stream looks again this often even without a wake-up (one lost across replicas costs no more). */
+const POLL_MS = 2_000;
+
+const ACTIVE = new Set(['queued', 'initializing', 'running', 'orphaned']);
+
+export interface OutputStreamSink {
+  write(frame: string): void;
+  readonly closed: boolean;
+  onClose(listener: () => void): void;
+}
+
+/**
+ * A pod's output from byte `offset` as SSE frames (contract §11): `output` events
+ * `{"offset","data"}` for what is stored, then, live, for what is appended while the pod runs,
+ * and once it has ended and everything stored has been sent, one `end` event
+ * `{"status","exit_code"}`. Resolves when the stream is done (ended, or closed by the client).
+ */
+export async function streamPodOutput(store: Store, signals: PodOutputSignals, pod: PodRow, offset: number, sink: OutputStreamSink): Promise<void> {
+  let woken = false;
+  let wakeUp: (() => void) | null = null;
+  const unwatch = signals.watch(pod.id, () => {
+    woken = true;
+    wakeUp?.();
+  });
+  sink.onClose(() => wakeUp?.());
+  try {
+    let next = offset;
+    while (!sink.closed) {
+      woken = false;
+      // The pod's state is read before its output: output stored before it ended is read after.
+      const current = (await findPodByKey(store.db, pod.key)) ?? pod;
+      for (;;) {
+        const read = await readPodOutputFrom(store.db, pod.id, next, EVENT_BYTES);
+        if (read.data.length === 0) {
+          next = Math.max(next, read.next);
+          break;
+        }
+        sink.write(`event: output\ndata: ${JSON.stringify({ offset: read.offset, data: read.data })}\n\n`);
+        next = read.next;
+        if (sink.closed) return;
+      }
+      if (!ACTIVE.has(current.status)) {
+        sink.write(`event: end\ndata: ${JSON.stringify({ status: current.status, exit_code: current.exit_code })}\n\n`);
+        return;
+      }
+      if (woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, POLL_MS);
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeUp = null;
+    }
+  } finally {
+    unwatch();
+  }
+}

@@ -1,0 +1,51 @@
+import type { Executor, Store } from '../store/db.ts';
+import { appendEvent } from '../store/events.ts';
+import type { EventSubjects, EventType } from './types.ts';
+
+/** What writing an event needs from the domain's context. */
+export interface EventWriterContext {
+  readonly store: Store;
+  readonly now: () => number;
+  /**
+   * One process (SQLite): wakes this process's hub. Called inside the transaction; the hub's read
+   * waits for the one connection, so it sees the event once committed, or nothing if rolled back.
+   */
+  readonly eventsWritten?: (orgId: number) => void;
+}
+
+/** The PostgreSQL channel that carries "organization N has new events" (schema-scoped like the runner notifier's). */
+export function eventsChannel(store: Store): string | null {
+  if (store.kind !== 'postgres') return null;
+  return `drover_events_${(store.postgres?.schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.toLowerCase();
+}
+
+/**
+ * Records one change in the event log, in the transaction `trx` that makes the change: committed
+ * with it, or gone with it. `data` is the resource as the API shows it.
+ */
+export async function recordEvent(
+  ctx: EventWriterContext,
+  trx: Executor,
+  orgId: number,
+  type: EventType,
+  data: unknown,
+  subjects: EventSubjects = {},
+): Promise<number> {
+  const id = await appendEvent(
+    trx,
+    ctx.store.kind,
+    {
+      org_id: orgId,
+      type,
+      channel_id: subjects.channel_id ?? null,
+      pod_key: subjects.pod_key ?? null,
+      loop_slug: subjects.loop_slug ?? null,
+      ticket_slug: subjects.ticket_slug ?? null,
+      payload: JSON.stringify(data),
+      created_at: ctx.now(),
+    },
+    eventsChannel(ctx.store),
+  );
+  ctx.eventsWritten?.(orgId);
+  return id;
+}

@@ -1,0 +1,206 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentRunnersOffline } from '../../src/domain/runners/status.ts';
+import { recordEvent } from '../../src/events/writer.ts';
+import { DATABASES } from '../helpers/databases.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { insertRunner } from '../helpers/runners.ts';
+import { openStream, parsed, type OpenStream } from '../helpers/sse.ts';
+
+describe.each(DATABASES)('GET /events (%s)', (kind) => {
+  let t: TestApp;
+  let base: string;
+  const streams: OpenStream[] = [];
+
+  beforeEach(async () => {
+    t = await startTestApp(kind);
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    await t.close();
+  });
+
+  const open = async (query = '', headers: Record<string, string> = {}, key = t.key) => {
+    const stream = await openStream(`${base}${t.path('/events')}${query}`, { 'x-api-key': key, ...headers });
+    streams.push(stream);
+    return stream;
+  };
+  const api = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: object) => {
+    const response = await t.request({ method, url: t.path(url), payload });
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    return response.json();
+  };
+
+  it('emits each change once, in order, with the resource as the API shows it', async () => {
+    const stream = await open();
+    const { ticket } = await api('POST', '/tickets', { type: 'bug', title: 'Broken' });
+    const { ticket: updated } = await api('PUT', `/tickets/${ticket.slug}`, { title: 'Still broken' });
+    const { channel } = await api('POST', '/channels', { name: 'ops' });
+    const { channel: renamed } = await api('PUT', `/channels/${channel.id}`, { description: 'operations' });
+    const { message } = await api('POST', `/channels/${channel.id}/messages`, { content: 'hello' });
+    const { loop } = await api('POST', '/loops', { name: 'Nightly', agent_slug: 'shell', prompt_template: 'echo hi' });
+    const { loop: changedLoop } = await api('PUT', `/loops/${loop.slug}`, { description: 'every night' });
+    await api('DELETE', `/loops/${loop.slug}`);
+    await api('DELETE', `/tickets/${ticket.slug}`);
+
+    const events = (await stream.waitFor(10)).map(parsed);
+    // Deleting an enabled loop disables it first (a loop.updated), then deletes it.
+    expect(events.map((e) => e.type)).toEqual([
+      'ticket.created', 'ticket.updated', 'channel.created', 'channel.updated', 'message.created',
+      'loop.created', 'loop.updated', 'loop.updated', 'loop.deleted', 'ticket.deleted',
+    ]);
+    expect(events[1].data).toEqual(updated);
+    expect(events[0].data).toEqual({ ...ticket, description: null, parent_slug: null });
+    expect(events[3].data).toEqual(renamed);
+    expect(events[2].data).toEqual(channel);
+    expect(events[4].data).toEqual(message);
+    const { callback_secret: _secret, ...shownLoop } = changedLoop;
+    expect(events[6].data).toEqual(shownLoop);
+    for (const [i, event] of events.entries()) {
+      expect(stream.messages[i].event).toBe(event.type);
+      expect(stream.messages[i].id).toBe(String(event.id));
+      expect(new Date(event.created_at).toISOString()).toBe(event.created_at);
+      if (i > 0) expect(event.id).toBeGreaterThan(events[i - 1].id);
+    }
+    expect(events[7].data).toMatchObject({ slug: loop.slug, status: 'disabled' });
+    expect(events[8].data).toMatchObject({ slug: loop.slug, status: 'disabled' });
+    expect(events[9].data).toMatchObject({ slug: ticket.slug, title: 'Still broken' });
+  });
+
+  it('emits pod.created and one pod.updated per status change, run events, and runner.updated', async () => {
+    const runnerId = await insertRunner(t.store, t.org.id, {}, Date.now());
+    const stream = await open('?types=pod.*,runner.updated');
+    const { pod } = await api('POST', '/pods', { agent_slug: 'shell', agentfile_layer: 'PROMPT "echo hi"' });
+    await api('POST', `/pods/${pod.pod_key}/terminate`);
+    const events = (await stream.waitFor(2)).map(parsed);
+    expect(events.map((e) => e.type)).toEqual(['pod.created', 'pod.updated']);
+    const { pod: shown } = await api('GET', `/pods/${pod.pod_key}`);
+    expect(events[1].data).toEqual(shown);
+    expect(events[0].data).toMatchObject({ key: pod.pod_key, status: 'initializing' });
+
+    await t.store.db.updateTable('runners').set({ last_heartbeat_at: Date.now() - 60_000 }).where('id', '=', runnerId).execute();
+    await silentRunnersOffline(t.ctx, Date.now() - 30_000, Date.now());
+    await silentRunnersOffline(t.ctx, Date.now() - 30_000, Date.now()); // no change: no event
+    const [, , runnerEvent] = (await stream.waitFor(3)).map(parsed);
+    expect(runnerEvent.type).toBe('runner.updated');
+    expect(runnerEvent.data).toEqual((await api('GET', `/runners/${runnerId}`)).runner);
+    expect(runnerEvent.data.status).toBe('offline');
+  });
+
+  it('emits run.created and run.updated for a loop run', async () => {
+    await insertRunner(t.store, t.org.id, {}, Date.now());
+    const stream = await open('?types=run.*');
+    await api('POST', '/loops', { name: 'Once', slug: 'once', agent_slug: 'shell', prompt_template: 'echo hi' });
+    const { run } = await api('POST', '/loops/once/trigger', {});
+    const first = (await stream.waitFor(2)).map(parsed);
+    expect(first[0].type).toBe('run.created');
+    expect(first[0].data).toMatchObject({ id: run.id, loop_slug: 'once' });
+    expect(first[1].type).toBe('run.updated');
+    await api('POST', `/loops/once/runs/${run.id}/cancel`);
+    const shown = (await api('GET', `/loops/once/runs/${run.id}`)).run;
+    await stream.waitFor(3);
+    const last = parsed(stream.messages.at(-1)!);
+    expect(last.data).toEqual(shown);
+    expect(shown.status).toBe('cancelled');
+  });
+
+  it('sends a key only the types its scopes allow: asking for others is 403, unknown types 400', async () => {
+    const { key } = await t.issueKey(['tickets:read']);
+    const forbidden = await open('?types=ticket.created,pod.*', {}, key);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.error).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scopes: ['pods:read'] });
+    const unknown = await open('?types=ticket.exploded');
+    expect(unknown.status).toBe(400);
+    expect(unknown.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'types' }] });
+    const badFamily = await open('?types=nothing.*');
+    expect(badFamily.status).toBe(400);
+    const badId = await open('', { 'last-event-id': 'abc' });
+    expect(badId.status).toBe(400);
+    const { key: noRead } = await t.issueKey(['repos:read']);
+    expect((await open('', {}, noRead)).status).toBe(403);
+
+    const ticketsOnly = await open('', {}, key);
+    await api('POST', '/channels', { name: 'hidden' });
+    await api('POST', '/tickets', { type: 'task', title: 'Visible' });
+    const [event] = (await ticketsOnly.waitFor(1)).map(parsed);
+    expect(event.type).toBe('ticket.created');
+    await api('POST', '/tickets', { type: 'task', title: 'Second' });
+    await ticketsOnly.waitFor(2);
+    expect(ticketsOnly.messages.map((m) => m.event)).toEqual(['ticket.created', 'ticket.created']);
+  });
+
+  it('filters by types, channel_id, ticket_slug, pod_key and loop_slug', async () => {
+    const { channel: a } = await api('POST', '/channels', { name: 'chan-a' });
+    const { channel: b } = await api('POST', '/channels', { name: 'chan-b' });
+    const { ticket } = await api('POST', '/tickets', { type: 'bug', title: 'T' });
+    const byChannel = await open(`?channel_id=${b.id}`);
+    const byTicket = await open(`?ticket_slug=${ticket.slug.toLowerCase()}&types=ticket.*`);
+    const messagesOnly = await open('?types=message.created');
+    const byLoop = await open('?loop_slug=second');
+    await api('POST', `/channels/${a.id}/messages`, { content: 'to a' });
+    await api('POST', `/channels/${b.id}/messages`, { content: 'to b' });
+    await api('PUT', '/tickets/' + ticket.slug, { status: 'todo' });
+    await api('POST', '/tickets', { type: 'bug', title: 'other' });
+    await api('POST', '/loops', { name: 'first', slug: 'first', agent_slug: 'shell', prompt_template: 'x' });
+    await api('POST', '/loops', { name: 'second', slug: 'second', agent_slug: 'shell', prompt_template: 'x' });
+    await api('PUT', `/channels/${b.id}`, { description: 'last' });
+
+    await byChannel.waitFor(2);
+    expect(byChannel.messages.map((m) => [m.event, parsed(m).data.channel_id ?? parsed(m).data.id])).toEqual([
+      ['message.created', b.id],
+      ['channel.updated', b.id],
+    ]);
+    await byTicket.waitFor(1);
+    await messagesOnly.waitFor(2);
+    expect(messagesOnly.messages.map((m) => parsed(m).data.content)).toEqual(['to a', 'to b']);
+    await byLoop.waitFor(1);
+    expect(parsed(byLoop.messages[0]).data.slug).toBe('second');
+    // The last change went out after everything the filtered streams might have wrongly shown.
+    expect(byTicket.messages.map((m) => [m.event, parsed(m).data.slug])).toEqual([['ticket.updated', ticket.slug]]);
+    expect(byLoop.messages).toHaveLength(1);
+  });
+
+  it('emits nothing for a change that rolls back', async () => {
+    const stream = await open('?types=ticket.*,channel.*');
+    await api('POST', '/channels', { name: 'taken' });
+    const refused = await t.request({ method: 'POST', url: t.path('/channels'), payload: { name: 'TAKEN' } });
+    expect(refused.statusCode).toBe(409);
+    await expect(
+      t.store.transaction(async (trx) => {
+        await recordEvent(t.ctx, trx, t.org.id, 'ticket.created', { title: 'rolled back' }, {});
+        throw new Error('the change failed after its event was written');
+      }),
+    ).rejects.toThrow('failed after');
+    await api('POST', '/tickets', { type: 'bug', title: 'kept' });
+    await stream.waitFor(2);
+    expect(stream.messages.map((m) => [m.event, parsed(m).data.name ?? parsed(m).data.title])).toEqual([
+      ['channel.created', 'taken'],
+      ['ticket.created', 'kept'],
+    ]);
+  });
+
+  it('resumes after a disconnect in a burst of 1,000 changes with each event exactly once, in order', async () => {
+    const first = await open('?types=ticket.created');
+    const creating = (async () => {
+      for (let i = 0; i < 1000; i += 50) {
+        await Promise.all(Array.from({ length: 50 }, (_, j) => api('POST', '/tickets', { type: 'task', title: `t${i + j}` })));
+      }
+    })();
+    await first.waitFor(100, 60_000);
+    first.close();
+    const seen = first.messages.map(parsed);
+    const lastId = seen.at(-1)!.id;
+    const second = await open(`?types=ticket.created`, { 'last-event-id': String(lastId) });
+    await creating;
+    await second.waitFor(1000 - seen.length, 60_000);
+    const all = [...seen, ...second.messages.map(parsed)];
+    expect(all).toHaveLength(1000);
+    expect(new Set(all.map((e) => e.id)).size).toBe(1000);
+    expect(new Set(all.map((e) => e.data.title)).size).toBe(1000);
+    for (let i = 1; i < all.length; i++) expect(all[i].id).toBeGreaterThan(all[i - 1].id);
+    // The query form resumes the same way.
+    const third = await open(`?types=ticket.created&last_event_id=${all[997].id}`);
+    await third.waitFor(2);
+    expect(third.messages.map((m) => Number(m.id))).toEqual([all[998].id, all[999].id]);
+  }, 120_000);
+});
