@@ -20,7 +20,7 @@ describe.each(DATABASES)('dashboard pods and runners (%s)', (kind) => {
       const page = await d.signedIn(width);
       await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Pods' }).click();
       await page.getByRole('button', { name: 'New pod' }).click();
-      await expect.poll(() => page.getByLabel('Agent', { exact: true }).inputValue(), { timeout: 10_000 }).toBe('shell');
+      await expect.poll(() => page.locator('select[name="agent"]').inputValue(), { timeout: 10_000 }).toBe('shell');
       const gate = `gate-${width}-${Date.now()}`;
       await page.getByLabel('Prompt').fill(gated(gate));
       await page.getByRole('button', { name: 'Start pod' }).click();

@@ -45,13 +45,13 @@ function NewPodForm({ runners, onCreated }: { runners: Runner[]; onCreated: (key
         <label>
           Agent
           {agents.length ? (
-            <select value={chosenAgent} onChange={(e) => setAgent(e.currentTarget.value)}>
+            <select name="agent" value={chosenAgent} onChange={(e) => setAgent(e.currentTarget.value)}>
               {agents.map((a) => (
                 <option value={a}>{a}</option>
               ))}
             </select>
           ) : (
-            <input value={agent} required onInput={(e) => setAgent(e.currentTarget.value)} />
+            <input name="agent" value={agent} required onInput={(e) => setAgent(e.currentTarget.value)} />
           )}
         </label>
         <label>
