@@ -6,7 +6,7 @@ import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { Dialog, ErrorBanner, Guarded, Status, formatCost, formatTime, parseJsonObject } from '../ui.tsx';
 import { LoopForm } from './loop-form.tsx';
-import { upsertRun, type Loop, type Run } from './loops-model.ts';
+import { ACTIVE_RUNS, upsertRun, type Loop, type Run } from './loops-model.ts';
 
 function TriggerForm({ slug, allowed, onTriggered }: { slug: string; allowed: boolean; onTriggered: (run: Run) => void }) {
   const [variables, setVariables] = useState('{}');
@@ -99,7 +99,11 @@ export function LoopPage({ slug }: { slug: string }) {
       setLoop((l) => (l ? { ...l, ...changed } : changed));
     }
     const run = resourceOf<Run>(event, 'run');
-    if (run?.loop_slug === slug) setRuns((rs) => upsertRun(rs, run));
+    if (run?.loop_slug === slug) {
+      setRuns((rs) => upsertRun(rs, run));
+      // A run that ended changes the loop's counts and cost: read them again.
+      if (!ACTIVE_RUNS.includes(run.status)) api<{ loop: Loop }>('GET', base).then((r) => setLoop(r.loop), setError);
+    }
   });
   const act = async (what: 'enable' | 'disable' | 'delete') => {
     if (what === 'delete' && !confirm(`Delete the loop ${slug} and its run history?`)) return;

@@ -6,7 +6,7 @@ import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { Dialog, ErrorBanner, Guarded, Status, formatCost, formatTime } from '../ui.tsx';
 import { LoopForm } from './loop-form.tsx';
-import { upsertRun, type Loop, type Run } from './loops-model.ts';
+import { ACTIVE_RUNS, upsertRun, type Loop, type Run } from './loops-model.ts';
 
 const CHARTED = 20;
 
@@ -34,7 +34,13 @@ export function LoopsView() {
       setLoops((ls) => (event.type === 'loop.deleted' ? ls.filter((l) => l.slug !== loop.slug) : ls.some((l) => l.id === loop.id) ? ls.map((l) => (l.id === loop.id ? { ...l, ...loop } : l)) : [loop, ...ls]));
     }
     const run = resourceOf<Run>(event, 'run');
-    if (run) setRuns((all) => ({ ...all, [run.loop_slug]: upsertRun(all[run.loop_slug] ?? [], run) }));
+    if (run) {
+      setRuns((all) => ({ ...all, [run.loop_slug]: upsertRun(all[run.loop_slug] ?? [], run) }));
+      // A run that ended changes its loop's counts and cost: read them again.
+      if (!ACTIVE_RUNS.includes(run.status)) {
+        api<{ loop: Loop }>('GET', `/loops/${encodeURIComponent(run.loop_slug)}`).then((r) => setLoops((ls) => ls.map((l) => (l.id === r.loop.id ? r.loop : l))), setError);
+      }
+    }
   });
   return (
     <section aria-labelledby="loops-title">
