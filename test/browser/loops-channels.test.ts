@@ -37,6 +37,17 @@ describe.each(DATABASES)('dashboard loops and channels (%s)', (kind) => {
       await d.api('POST', '/tickets', { type: 'task', title: 'let the run finish', labels: [gate] });
       await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain('completed');
       await screenshot(page, 'loop', width);
+
+      await page.getByRole('button', { name: 'Edit' }).click();
+      await page.getByLabel(/Cron expression/).fill('0 9 * * 1-5');
+      await page.getByLabel('Time zone').fill('Europe/Paris');
+      await page.getByRole('button', { name: 'Save loop' }).click();
+      await expect.poll(async () => (await d.api<{ loop: { cron_expression: string | null; cron_timezone: string } }>('GET', `/loops/${slug}`)).body.loop).toMatchObject({ cron_expression: '0 9 * * 1-5', cron_timezone: 'Europe/Paris' });
+      await page.getByRole('button', { name: 'Disable' }).click();
+      await expect.poll(() => page.getByTestId('loop-status').textContent()).toContain('disabled');
+      expect((await d.api<{ loop: { status: string } }>('GET', `/loops/${slug}`)).body.loop.status).toBe('disabled');
+      await page.getByRole('button', { name: 'Enable' }).click();
+      await expect.poll(() => page.getByTestId('loop-status').textContent()).toContain('enabled');
       expect(await axeViolations(page)).toEqual([]);
 
       await row.getByRole('link').click();
