@@ -39,6 +39,7 @@ describe.each(DATABASES)('dashboard board (%s)', (kind) => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/key/i);
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
   });
 
@@ -53,6 +54,7 @@ describe.each(DATABASES)('dashboard board (%s)', (kind) => {
       await page.getByLabel('Title').fill(title);
       await page.getByLabel('Description').fill('Made in the browser test');
       await page.getByLabel('Labels (comma-separated)').fill('ui, test');
+      expect(await axeViolations(page)).toEqual([]);
       await page.getByRole('button', { name: 'Create ticket' }).click();
       const card = page.locator('.card', { hasText: title });
       await expect.poll(() => card.count(), { timeout: 5_000 }).toBe(1);
