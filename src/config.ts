@@ -78,12 +78,18 @@ function intFrom(name: string, raw: string | undefined, fallback: number, min: n
 }
 
 /** A positive number of minutes, fractions allowed (`0.5` is 30 s), in milliseconds. */
-function minutesFrom(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback * 60_000;
+/** A positive duration in `unit`s (fractions allowed), in milliseconds. */
+function durationFrom(name: string, raw: string | undefined, fallback: number, unit: 'minutes' | 'hours'): number {
+  const unitMs = unit === 'minutes' ? 60_000 : 3_600_000;
+  if (raw === undefined || raw === '') return fallback * unitMs;
   const value = Number(raw);
-  if (!/^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) || !(value > 0)) throw new Error(`${name} must be a positive number of minutes, got "${raw}"`);
-  return Math.round(value * 60_000);
+  if (!/^\s*[0-9]*\.?[0-9]+\s*$/.test(raw) || !(value > 0)) throw new Error(`${name} must be a positive number of ${unit}, got "${raw}"`);
+  return Math.round(value * unitMs);
 }
+
+const minutesFrom = (name: string, raw: string | undefined, fallback: number) => durationFrom(name, raw, fallback, 'minutes');
+const hoursFrom = (name: string, raw: string | undefined, fallback: number) => durationFrom(name, raw, fallback, 'hours');
+
 
 function boolFrom(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
@@ -137,7 +143,7 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     orphanGraceMs: intFrom('DROVER_POD_ORPHAN_GRACE_SECONDS', env.DROVER_POD_ORPHAN_GRACE_SECONDS, 120, 1) * 1000,
     orphanFailMs: intFrom('DROVER_POD_ORPHAN_FAIL_SECONDS', env.DROVER_POD_ORPHAN_FAIL_SECONDS, 3600, 1) * 1000,
     podQueueTimeoutMs: minutesFrom('DROVER_POD_QUEUE_TIMEOUT_MINUTES', env.DROVER_POD_QUEUE_TIMEOUT_MINUTES, 60),
-    eventRetentionMs: minutesFrom('DROVER_EVENT_RETENTION_HOURS', env.DROVER_EVENT_RETENTION_HOURS, 24) * 60,
+    eventRetentionMs: hoursFrom('DROVER_EVENT_RETENTION_HOURS', env.DROVER_EVENT_RETENTION_HOURS, 24),
     sweepIntervalMs: intFrom('DROVER_SWEEP_INTERVAL_MS', env.DROVER_SWEEP_INTERVAL_MS, 5000, 100),
     cronCatchupMs: intFrom('DROVER_CRON_CATCHUP_SECONDS', env.DROVER_CRON_CATCHUP_SECONDS, 3600, 0) * 1000,
     cronTickMs: intFrom('DROVER_CRON_TICK_MS', env.DROVER_CRON_TICK_MS, 1000, 50),

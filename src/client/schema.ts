@@ -869,7 +869,7 @@ export interface paths {
         };
         /**
          * The organization’s live event stream (Server-Sent Events), resumable with Last-Event-ID
-         * @description Each event: `id:` (increasing per organization), `event:` (its type) and `data:` one JSON line `{"id","type","created_at","data"}`, `data` holding the resource as the API shows it. A `: keepalive` comment every 15 s. With Last-Event-ID (or last_event_id) the kept events after that id are replayed first; an id older than what is kept (DROVER_EVENT_RETENTION_HOURS) gets one `reset` event instead. Each type needs its resource’s read scope.
+         * @description Each event: `id:` (increasing per organization), `event:` (its type) and `data:` one JSON line `{"id","type","created_at","data"}`, `data` holding the resource as the API shows it under its name (`{"ticket": {…}}`, `{"pod": {…}}`, `{"run": {…}}`: the first word of the type). A `: keepalive` comment every 15 s. With Last-Event-ID (or last_event_id) the kept events after that id are replayed first; an id older than what is kept (DROVER_EVENT_RETENTION_HOURS) gets one `reset` event instead. Each type needs its resource’s read scope.
          */
         get: operations["streamEvents"];
         put?: never;

@@ -129,6 +129,8 @@ export class EventHub {
         const feed: Feed = { cursor, members: new Set(), pumping: null, again: false };
         this.feeds.set(orgId, feed);
         this.opening.delete(orgId);
+        // A wake-up that came while the cursor was being read found no feed: look once now.
+        this.pump(orgId, feed);
         return feed;
       });
       opening.catch(() => this.opening.delete(orgId));

@@ -24,7 +24,7 @@ export interface OutputStreamSink {
  * `{"status","exit_code"}`. Resolves when the stream is done (ended, or closed by the client).
  */
 export async function streamPodOutput(store: Store, signals: PodOutputSignals, pod: PodRow, offset: number, sink: OutputStreamSink): Promise<void> {
-  let woken = false;
+  let woken: boolean;
   let wakeUp: (() => void) | null = null;
   const unwatch = signals.watch(pod.id, () => {
     woken = true;

@@ -21,14 +21,16 @@ export function eventsChannel(store: Store): string | null {
 
 /**
  * Records one change in the event log, in the transaction `trx` that makes the change: committed
- * with it, or gone with it. `data` is the resource as the API shows it.
+ * with it, or gone with it. `resource` is the resource as the API shows it; the event's `data`
+ * holds it under its name, as the API's single-resource answers do (`{"ticket": {…}}`,
+ * `{"pod": {…}}`, `{"run": {…}}`: the type's first word).
  */
 export async function recordEvent(
   ctx: EventWriterContext,
   trx: Executor,
   orgId: number,
   type: EventType,
-  data: unknown,
+  resource: unknown,
   subjects: EventSubjects = {},
 ): Promise<number> {
   const id = await appendEvent(
@@ -41,7 +43,7 @@ export async function recordEvent(
       pod_key: subjects.pod_key ?? null,
       loop_slug: subjects.loop_slug ?? null,
       ticket_slug: subjects.ticket_slug ?? null,
-      payload: JSON.stringify(data),
+      payload: JSON.stringify({ [type.slice(0, type.indexOf('.'))]: resource }),
       created_at: ctx.now(),
     },
     eventsChannel(ctx.store),

@@ -5,8 +5,8 @@
  * the environment overrides, and the exit codes 0 (success), 1 (an API error, with its code,
  * message and request_id on stderr), 2 (usage) and 3 (no server: the URL and the cause).
  *
- * Not exercised here, because their endpoints (contract §11) are built on another branch: the
- * streaming forms `pods run --follow`, `pods logs -f`, `channels tail` and `events`.
+ * The streaming forms `pods run --follow`, `pods logs -f`, `channels tail` and `events`:
+ * streams.test.ts.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

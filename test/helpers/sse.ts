@@ -57,4 +57,18 @@ export async function openStream(url: string, headers: Record<string, string>): 
   };
 }
 
-export const parsed = (message: SseMessage) => JSON.parse(message.data) as { id: number; type: string; created_at: string; data: Record<string, unknown> };
+export interface ParsedEvent {
+  id: number;
+  type: string;
+  created_at: string;
+  /** The resource: the event's `data` holds it under one key, the type's first word (checked here). */
+  data: Record<string, unknown>;
+}
+
+/** An event of `GET /events`, its resource taken out of `data` (`{"ticket": {…}}` → the ticket). */
+export function parsed(message: SseMessage): ParsedEvent {
+  const event = JSON.parse(message.data) as Omit<ParsedEvent, 'data'> & { data: Record<string, Record<string, unknown>> };
+  const kinds = Object.keys(event.data);
+  if (kinds.length !== 1 || kinds[0] !== event.type.split('.')[0]) throw new Error(`event data ${JSON.stringify(event.data).slice(0, 200)} is not {"${event.type.split('.')[0]}": …}`);
+  return { ...event, data: event.data[kinds[0]] };
+}
