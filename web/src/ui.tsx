@@ -73,3 +73,12 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be a JSON object`);
   return value as Record<string, unknown>;
 }
+
+/**
+ * The later of two versions of a resource, by `updated_at`: an answer that left the server before
+ * an event already applied must not put the older state back.
+ */
+export function later<T extends { updated_at?: string }>(current: T | null | undefined, incoming: T): T {
+  if (current?.updated_at && incoming.updated_at && current.updated_at > incoming.updated_at) return current;
+  return current ? { ...current, ...incoming } : incoming;
+}

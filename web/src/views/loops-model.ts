@@ -1,3 +1,4 @@
+import { later } from '../ui.tsx';
 import type { Usage } from './pods-model.ts';
 
 export interface Loop {
@@ -46,6 +47,7 @@ export interface Run {
   usage: Usage;
   callback_status: string;
   created_at: string;
+  updated_at: string;
 }
 
 export const ACTIVE_RUNS = ['queued', 'pending', 'running'];
@@ -55,6 +57,6 @@ export const MODES = ['direct', 'autopilot'];
 /** Inserts or updates `run` in a newest-first list. */
 export function upsertRun(runs: Run[], run: Run, limit = 100): Run[] {
   const index = runs.findIndex((r) => r.id === run.id);
-  if (index >= 0) return runs.map((r, i) => (i === index ? { ...r, ...run } : r));
+  if (index >= 0) return runs.map((r, i) => (i === index ? later(r, run) : r));
   return [run, ...runs].sort((a, b) => b.id - a.id).slice(0, limit);
 }

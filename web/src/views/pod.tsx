@@ -3,7 +3,7 @@ import { api } from '../api.ts';
 import { useCan, useEvents } from '../context.ts';
 import { scopeReason } from '../scopes.ts';
 import { Terminal } from '../terminal.tsx';
-import { ErrorBanner, Guarded, Status, formatCost, formatDuration, formatTime } from '../ui.tsx';
+import { ErrorBanner, Guarded, Status, formatCost, formatDuration, formatTime, later } from '../ui.tsx';
 import { ACTIVE, podFromEvent, type Pod, type Usage } from './pods-model.ts';
 
 export function UsageFacts({ usage }: { usage: Usage | null | undefined }) {
@@ -32,12 +32,12 @@ export function PodPage({ podKey }: { podKey: string }) {
   const [pod, setPod] = useState<Pod | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const load = () => api<{ pod: Pod }>('GET', `/pods/${encodeURIComponent(podKey)}`).then((r) => setPod(r.pod), setError);
+  const load = () => api<{ pod: Pod }>('GET', `/pods/${encodeURIComponent(podKey)}`).then((r) => setPod((current) => (current?.key === podKey ? later(current, r.pod) : r.pod)), setError);
   useEffect(() => void load(), [podKey]);
   useEvents(['pod.'], (event) => {
     if (event.type === 'reset') return void load();
     const changed = podFromEvent(event);
-    if (changed?.key === podKey) setPod((p) => (p ? { ...p, ...changed } : p));
+    if (changed?.key === podKey) setPod((p) => (p ? later(p, changed as Pod) : p));
   });
   const terminate = async () => {
     setBusy(true);

@@ -4,7 +4,7 @@ import { DurationsChart } from '../charts.tsx';
 import { navigate, useApp, useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
-import { ErrorBanner, Guarded, Status, formatTime } from '../ui.tsx';
+import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
 import { ACTIVE, POD_STATUSES, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
 
 const PAGE = 50;
@@ -113,7 +113,7 @@ export function PodsView() {
       const index = current.findIndex((p) => p.key === pod.key);
       if (index >= 0) {
         const next = [...current];
-        next[index] = { ...next[index], ...pod };
+        next[index] = later(next[index], pod as PodItem);
         return status && next[index].status !== status ? next.filter((_, i) => i !== index) : next;
       }
       if (status && pod.status !== status) return current;

@@ -4,7 +4,7 @@ import { useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { Terminal } from '../terminal.tsx';
-import { ErrorBanner, Guarded, Status, formatTime } from '../ui.tsx';
+import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
 import { UsageFacts } from './pod.tsx';
 import { ACTIVE_RUNS, type Run } from './loops-model.ts';
 
@@ -31,7 +31,7 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
       (e) => setDeliveries(e instanceof ApiError && e.status === 404 ? [] : null),
     );
   const load = () => {
-    api<{ run: Run }>('GET', base).then((r) => setRun(r.run), setError);
+    api<{ run: Run }>('GET', base).then((r) => setRun((current) => later(current, r.run)), setError);
     void loadDeliveries();
   };
   useEffect(load, [slug, runId]);
@@ -39,7 +39,7 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
     if (event.type === 'reset') return load();
     const changed = resourceOf<Run>(event, 'run');
     if (changed?.id === runId) {
-      setRun((r) => (r ? { ...r, ...changed } : changed));
+      setRun((r) => later(r, changed));
       if (changed.callback_status !== 'none') void loadDeliveries();
     }
   });
