@@ -34,6 +34,7 @@ describe.each(DATABASES)('dashboard board (%s)', (kind) => {
   it('refuses a wrong key with the API message and keeps nothing', async () => {
     const page = await dashboard().page(1280);
     await page.goto(dashboard().url + '/');
+    await screenshot(page, 'signin', 1280);
     await page.getByLabel('Organization').fill('default');
     await page.getByLabel('API key').fill('drv_not_a_real_key');
     await page.getByRole('button', { name: 'Sign in' }).click();
