@@ -4,7 +4,6 @@
  * origin: every page records the URLs it asked for, and `offOrigin()` lists any that went elsewhere.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -118,7 +117,6 @@ export async function screenshot(page: Page, name: string, width: number): Promi
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: false });
 }
 
-export const tempDir = (name: string) => fs.mkdtempSync(path.join(os.tmpdir(), `drover-browser-${name}-`));
 
 /**
  * A shell line that waits until a ticket labelled `gate` exists, asked with the pod's own token:
