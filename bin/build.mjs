@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = path.join(ROOT, 'src');
-const BUILD_DIR = path.join(ROOT, '.build');
+export const BUILD_DIR = path.join(ROOT, '.build');
 const THIS_FILE = fileURLToPath(import.meta.url);
 
 /**
@@ -44,7 +44,7 @@ function sourceFiles() {
  * back (any write or rename moves it), so equal stats mean equal contents; unequal stats prove
  * nothing (a touch, a checkout of the same text), and then the contents decide.
  */
-function statsOf(files) {
+export function statsOf(files) {
   return Object.fromEntries(
     files.map((file) => {
       const s = fs.statSync(file);
@@ -57,14 +57,14 @@ function statsOf(files) {
  * A digest of the files' contents: files unpacked with old or future timestamps, or saved during
  * a build, must not keep an old bundle or rebuild forever.
  */
-async function contentsDigest(files) {
+export async function contentsDigest(files) {
   const { createHash } = await import('node:crypto');
   const hash = createHash('sha256');
   for (const file of files) hash.update(path.relative(ROOT, file)).update('\0').update(fs.readFileSync(file)).update('\0');
   return hash.digest('hex');
 }
 
-function readStamp(file) {
+export function readStamp(file) {
   try {
     const stamp = JSON.parse(fs.readFileSync(file, 'utf8'));
     return typeof stamp?.digest === 'string' && typeof stamp.stats === 'object' ? stamp : null;
@@ -73,18 +73,18 @@ function readStamp(file) {
   }
 }
 
-const sameStats = (a, b) => {
+export const sameStats = (a, b) => {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 };
 
 /** Written next to the target and renamed over it: processes starting together never see half a file. */
-function replace(file, contents, suffix) {
+export function replace(file, contents, suffix) {
   fs.writeFileSync(`${file}.${suffix}`, contents);
   fs.renameSync(`${file}.${suffix}`, file);
 }
 
-function writable(dir) {
+export function writable(dir) {
   try {
     fs.mkdirSync(dir, { recursive: true });
     fs.accessSync(dir, fs.constants.W_OK);

@@ -33,6 +33,7 @@ import { InProcessNotifier, type RunnerNotifier } from './gateway/notifier.ts';
 import { runnerLinkRoutes } from './gateway/routes.ts';
 import { channelRoutes } from './api/routes/channels.ts';
 import { adminRepositoryRoutes } from './api/routes/admin-repositories.ts';
+import { dashboardRoutes, type DashboardAssets } from './api/routes/dashboard.ts';
 import { healthRoutes } from './api/routes/health.ts';
 import { repositoryRoutes } from './api/routes/repositories.ts';
 import { ticketRoutes } from './api/routes/tickets.ts';
@@ -90,6 +91,8 @@ export interface AppOptions {
   defaultAgent?: string;
   /** Server-wide quota defaults (DROVER_ORG_MAX_*, DROVER_POD_OUTPUT_BYTES_PER_SEC); default: the built-in ones. */
   quotas?: Quotas;
+  /** The web dashboard's built assets, served at `/` (drover serve, unless DROVER_DASHBOARD=false); none: no dashboard. */
+  dashboard?: DashboardAssets | null;
   /** How often an SSE stream sends `: keepalive` (default 15 s, contract §11). */
   eventKeepaliveMs?: number;
 }
@@ -283,5 +286,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
 
   await registerDocsUi(app);
+  if (options.dashboard) await app.register(dashboardRoutes(options.dashboard));
   return app;
 }

@@ -57,6 +57,8 @@ export interface ServerConfig {
    * file instead of the system clock, so a test can step several processes through cron slots together.
    */
   readonly testCronClockFile: string | null;
+  /** DROVER_DASHBOARD: serve the web dashboard at `/` (true). */
+  readonly dashboard: boolean;
 }
 
 export interface ServeFlags {
@@ -149,5 +151,6 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     webhookAllowPrivate: boolFrom('DROVER_WEBHOOK_ALLOW_PRIVATE', env.DROVER_WEBHOOK_ALLOW_PRIVATE, false),
     quotas: Object.freeze(Object.fromEntries(QUOTA_NAMES.map((name) => [name, intFrom(QUOTA_ENV[name], env[QUOTA_ENV[name]], DEFAULT_QUOTAS[name], 0)])) as Quotas),
     testCronClockFile: env.DROVER_TEST_CRON_CLOCK_FILE?.trim() || null,
+    dashboard: boolFrom('DROVER_DASHBOARD', env.DROVER_DASHBOARD?.trim(), true),
   });
 }

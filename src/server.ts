@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import type { DashboardAssets } from './api/routes/dashboard.ts';
+import { packageFile } from './paths.ts';
 import { buildApp } from './app.ts';
 import { prepareDataDir } from './data-dir.ts';
 import { createLogger } from './logger.ts';
@@ -25,6 +28,12 @@ export interface RunningServer {
   app: FastifyInstance;
   url: string;
   close(): Promise<void>;
+}
+
+/** The dashboard's assets, built from web/ by bin/build-dashboard.mjs (kept in .build while the sources are unchanged). */
+async function loadDashboardAssets(): Promise<DashboardAssets> {
+  const builder = (await import(pathToFileURL(packageFile('bin/build-dashboard.mjs')).href)) as { dashboardAssets(): Promise<DashboardAssets> };
+  return builder.dashboardAssets();
 }
 
 /** The admin token: DROVER_ADMIN_TOKEN, else `<data dir>/admin-token`, generated on first start. */
@@ -91,6 +100,14 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     announce(`Created organization "${bootstrap.org}" and an API key with every scope (shown once; also in ${file}): ${bootstrap.key}`);
   }
 
+  // A dashboard that cannot be built (sources missing from the package, say) must not keep the API
+  // from starting: the server says why and serves the API alone.
+  const dashboard = config.dashboard
+    ? await loadDashboardAssets().catch((error: unknown) => {
+        logger.warn({ err: error }, 'the web dashboard could not be built and is not served');
+        return null;
+      })
+    : null;
   const notifier = await createNotifier(store, (error) => logger.warn({ err: error }, 'runner notifications: connection lost'));
   const app = await buildApp({
     store,
@@ -108,6 +125,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     publicUrl: config.publicUrl,
     defaultAgent: config.defaultAgent,
     quotas: config.quotas,
+    dashboard,
   });
   const housekeeping = new Housekeeping(ctx, app.log);
   const eventRetention = new EventRetention(store, config.eventRetentionMs, Date.now, (error) => app.log.warn({ err: error }, 'pruning the event log failed'));

@@ -93,6 +93,7 @@ Environment of serve:
   DROVER_LOCAL_RUNNER_SANDBOX     bwrap/none: how the local runner sandboxes its pods (bwrap)
   DROVER_ADMIN_TOKEN      the admin token (default: generated into <data dir>/admin-token)
   DROVER_SECRET_KEY       32 bytes, base64 or hex, encrypting stored tokens (default: <data dir>/secret-key)
+  DROVER_DASHBOARD        true/false: serve the web dashboard at / (true)
   DROVER_PUBLIC_URL       the base URL agents call back on (default: the listening address)
   DROVER_RATE_LIMIT_PER_MINUTE    requests per minute per API key (1200; 0 turns it off)
   DROVER_AUTH_FAILURE_LIMIT_PER_MINUTE    failed authentications per client address, then 429 (30; 0 turns it off)

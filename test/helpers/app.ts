@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import type { DashboardAssets } from '../../src/api/routes/dashboard.ts';
 import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
@@ -49,6 +50,8 @@ export interface TestAppOptions {
   logger?: FastifyBaseLogger;
   /** Server-wide quota defaults (default: the built-in ones). */
   quotas?: Quotas;
+  /** The dashboard's assets, served at `/` (default: no dashboard). */
+  dashboard?: DashboardAssets;
 }
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
@@ -69,6 +72,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     providerTimeoutMs,
     logger,
     quotas,
+    dashboard: options.dashboard,
   });
   // The app's own context: domain calls made by a test (revoking a key, say) reach the app as
   // they would from a route.

@@ -1,0 +1,77 @@
+/**
+ * The web dashboard (contract §14) on loopback: time to interactive of the board with 10,000
+ * tickets, and the JavaScript a first load transfers (budget 150 KB gzipped).
+ *
+ * `drover serve` (SQLite, no local runner) with 10,000 seeded tickets; a real Chromium
+ * (/usr/bin/chromium, playwright-core) loads `/` in a fresh browser context each time (cold cache),
+ * already signed in (the session is put in sessionStorage before the page's scripts run, as after
+ * a sign-in). Time to interactive: from navigation start to the first moment the board shows its
+ * five columns with their cards and the main thread is free again (a task queued after the render
+ * has run), read from `performance.now()` in the page. It includes the scope check the dashboard
+ * makes at start (ten small API calls) and the board request. Target: under 1 s (median).
+ */
+import { chromium } from 'playwright-core';
+import { CpuWindow, loadAvgText, log, machineLine, makeTempDir, removeTempDir, round, runIfMain, startServe, summary, type Row } from './harness.ts';
+import { seedTickets } from './seed.ts';
+
+const TICKETS = Number(process.env.BENCH_DASHBOARD_TICKETS ?? 10_000);
+const RUNS = Number(process.env.BENCH_DASHBOARD_RUNS ?? 15);
+const TARGET_MS = 1000;
+const JS_BUDGET_BYTES = 150 * 1024;
+const CHROMIUM = process.env.DROVER_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+export async function run(): Promise<{ rows: Row[] }> {
+  log(`dashboard bench on ${machineLine()}`);
+  const dataDir = makeTempDir('dashboard');
+  try {
+    const server = await startServe({ dataDir, localRunner: false, env: { DROVER_LOG_LEVEL: 'warn' } });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    try {
+      log(`seeding ${TICKETS} tickets…`);
+      await seedTickets(dataDir, TICKETS);
+      const session = JSON.stringify({ org: 'default', key: server.apiKey });
+      const measure = async () => {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+        await context.addInitScript(`sessionStorage.setItem('drover.session', ${JSON.stringify(session)})`);
+        const page = await context.newPage();
+        let jsBytes = 0;
+        let jsFiles = 0;
+        page.on('requestfinished', (request) => {
+          if (request.resourceType() !== 'script') return;
+          jsFiles++;
+          void request.sizes().then((sizes) => (jsBytes += sizes.responseBodySize + sizes.responseHeadersSize));
+        });
+        await page.goto(server.url + '/#/board');
+        await page.locator('.board[data-loaded="true"] .card').first().waitFor({ timeout: 30_000 });
+        const tti = await page.evaluate(() => new Promise<number>((resolve) => setTimeout(() => resolve(performance.now()), 0)));
+        const cards = await page.locator('.card').count();
+        await new Promise((resolve) => setTimeout(resolve, 100)); // let the size callbacks land
+        await context.close();
+        return { tti, jsBytes, jsFiles, cards };
+      };
+      await measure(); // warm the server (statement cache, page cache)
+      const usage = new CpuWindow({ server: server.pid });
+      const results = [];
+      for (let i = 0; i < RUNS; i++) results.push(await measure());
+      const cpu = usage.end();
+      const tti = summary(results.map((r) => r.tti));
+      const js = results[0];
+      log(`TTI p50 ${round(tti.p50, 0)} ms; JS ${js.jsBytes} bytes in ${js.jsFiles} file(s); ${js.cards} cards`);
+      return {
+        rows: [
+          { name: `Board time to interactive, ${TICKETS.toLocaleString('en')} tickets (${js.cards} cards shown), cold cache`, value: `p50 ${round(tti.p50, 0)} ms, p90 ${round(tti.p90, 0)} ms, max ${round(tti.max, 0)} ms (n=${tti.n})`, target: `p50 < ${TARGET_MS} ms`, pass: tti.p50 < TARGET_MS },
+          { name: 'JavaScript transferred on first load (gzip, headers included)', value: `${round(js.jsBytes / 1024, 1)} KB in ${js.jsFiles} file`, target: '≤ 150 KB', pass: js.jsBytes <= JS_BUDGET_BYTES },
+          { name: 'CPU during the runs, % of one core', value: `server ${cpu.pct.server}%, other processes ${cpu.otherPct}% (Chromium included)` },
+          { name: 'load average (1/5/15 min) start → end', value: `${loadAvgText(cpu.loadAvg.start)} → ${loadAvgText(cpu.loadAvg.end)}` },
+        ],
+      };
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
+  } finally {
+    removeTempDir(dataDir);
+  }
+}
+
+runIfMain(import.meta.url, 'Dashboard: board time to interactive and first-load JavaScript', run);

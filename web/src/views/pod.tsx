@@ -1,0 +1,130 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { useCan, useEvents } from '../context.ts';
+import { scopeReason } from '../scopes.ts';
+import { Terminal } from '../terminal.tsx';
+import { ErrorBanner, Guarded, Status, formatCost, formatDuration, formatTime, later } from '../ui.tsx';
+import { ACTIVE, podFromEvent, type Pod, type Usage } from './pods-model.ts';
+
+export function UsageFacts({ usage }: { usage: Usage | null | undefined }) {
+  if (!usage) return null;
+  const n = (v: number | null) => (v === null || v === undefined ? '—' : v.toLocaleString());
+  return (
+    <dl class="facts" aria-label="Usage">
+      <dt>Cost</dt>
+      <dd>{formatCost(usage.cost_usd)}</dd>
+      <dt>Input tokens</dt>
+      <dd>{n(usage.input_tokens)}</dd>
+      <dt>Output tokens</dt>
+      <dd>{n(usage.output_tokens)}</dd>
+      <dt>Cache read / write</dt>
+      <dd>
+        {n(usage.cache_read_tokens)} / {n(usage.cache_write_tokens)}
+      </dd>
+      <dt>Turns</dt>
+      <dd>{n(usage.turns)}</dd>
+    </dl>
+  );
+}
+
+export function PodPage({ podKey }: { podKey: string }) {
+  const canWrite = useCan('pods:write');
+  const [pod, setPod] = useState<Pod | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const load = () => api<{ pod: Pod }>('GET', `/pods/${encodeURIComponent(podKey)}`).then((r) => setPod((current) => (current?.key === podKey ? later(current, r.pod) : r.pod)), setError);
+  useEffect(() => void load(), [podKey]);
+  useEvents(['pod.'], (event) => {
+    if (event.type === 'reset') return void load();
+    const changed = podFromEvent(event);
+    if (changed?.key === podKey) setPod((p) => (p ? later(p, changed as Pod) : p));
+  });
+  const terminate = async () => {
+    setBusy(true);
+    try {
+      await api('POST', `/pods/${encodeURIComponent(podKey)}/terminate`);
+      await load();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const active = pod ? ACTIVE.includes(pod.status) : false;
+  const ran = pod?.started_at ? (pod.finished_at ? Date.parse(pod.finished_at) : Date.now()) - Date.parse(pod.started_at) : null;
+  return (
+    <section aria-labelledby="pod-title">
+      <p>
+        <a href="#/pods">← Pods</a>
+      </p>
+      <div class="view-head">
+        <h1 id="pod-title">Pod {podKey}</h1>
+        {pod && active && (
+          <Guarded allowed={canWrite} reason={scopeReason('pods:write')} class="danger" busy={busy} onClick={terminate}>
+            Terminate
+          </Guarded>
+        )}
+      </div>
+      <ErrorBanner error={error} />
+      {pod && (
+        <div class="grid2">
+          <div class="panel">
+            <dl class="facts">
+              <dt>Status</dt>
+              <dd data-testid="pod-status">
+                <Status value={pod.status} />
+                {pod.queue_position ? ` (#${pod.queue_position} in the queue)` : ''}
+              </dd>
+              <dt>Agent</dt>
+              <dd>{pod.agent_slug}</dd>
+              <dt>Runner</dt>
+              <dd>{pod.runner_id === null ? '—' : <a href={`#/runners/${pod.runner_id}`}>{pod.runner_id}</a>}</dd>
+              <dt>Mode</dt>
+              <dd>{pod.mode}</dd>
+              <dt>Started</dt>
+              <dd>{formatTime(pod.started_at)}</dd>
+              <dt>Finished</dt>
+              <dd>{formatTime(pod.finished_at)}</dd>
+              <dt>Duration</dt>
+              <dd>{formatDuration(ran)}</dd>
+              <dt>Exit code</dt>
+              <dd>{pod.exit_code ?? '—'}</dd>
+              {pod.error_message && (
+                <>
+                  <dt>Error</dt>
+                  <dd>{pod.error_message}</dd>
+                </>
+              )}
+              {pod.channel_id !== null && (
+                <>
+                  <dt>Channel</dt>
+                  <dd>
+                    <a href={`#/channels/${pod.channel_id}`}>{pod.channel_id}</a>
+                  </dd>
+                </>
+              )}
+            </dl>
+          </div>
+          <div class="panel">
+            <h2>Usage and cost</h2>
+            <UsageFacts usage={pod.usage} />
+          </div>
+        </div>
+      )}
+      {pod && (
+        <details class="panel">
+          <summary>Prompt</summary>
+          <pre class="terminal">{pod.prompt}</pre>
+        </details>
+      )}
+      <h2>Output</h2>
+      <Terminal podKey={podKey} />
+      {pod && (
+        <section class="panel" aria-labelledby="result">
+          <h2 id="result">Result</h2>
+          <p class="message content">{pod.result ?? (active ? 'Not finished yet.' : 'The agent gave no final message.')}</p>
+        </section>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,154 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from '../api.ts';
+import { useCan, useEvents } from '../context.ts';
+import { resourceOf } from '../live.ts';
+import { scopeReason } from '../scopes.ts';
+import { Terminal } from '../terminal.tsx';
+import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
+import { UsageFacts } from './pod.tsx';
+import { ACTIVE_RUNS, type Run } from './loops-model.ts';
+
+interface Delivery {
+  id: number;
+  url: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  attempts: Array<{ attempt: number; attempted_at: string; status_code: number | null; error: string | null; duration_ms: number | null }>;
+}
+
+export function RunPage({ slug, runId }: { slug: string; runId: number }) {
+  const canWrite = useCan('loops:write');
+  const canPods = useCan('pods:read');
+  const [run, setRun] = useState<Run | null>(null);
+  const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const base = `/loops/${encodeURIComponent(slug)}/runs/${runId}`;
+  const loadDeliveries = () =>
+    api<{ deliveries: Delivery[] }>('GET', `${base}/deliveries`).then(
+      (r) => setDeliveries(r.deliveries),
+      (e) => setDeliveries(e instanceof ApiError && e.status === 404 ? [] : null),
+    );
+  const load = () => {
+    api<{ run: Run }>('GET', base).then((r) => setRun((current) => later(current, r.run)), setError);
+    void loadDeliveries();
+  };
+  useEffect(load, [slug, runId]);
+  useEvents(['run.'], (event) => {
+    if (event.type === 'reset') return load();
+    const changed = resourceOf<Run>(event, 'run');
+    if (changed?.id === runId) {
+      setRun((r) => later(r, changed));
+      if (changed.callback_status !== 'none') void loadDeliveries();
+    }
+  });
+  const cancel = async () => {
+    try {
+      setRun((await api<{ run: Run }>('POST', `${base}/cancel`)).run);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section aria-labelledby="run-title">
+      <p>
+        <a href={`#/loops/${encodeURIComponent(slug)}`}>← {slug}</a>
+      </p>
+      <div class="view-head">
+        <h1 id="run-title">
+          Run #{run?.run_number ?? runId} of {slug}
+        </h1>
+        {run && ACTIVE_RUNS.includes(run.status) && (
+          <Guarded allowed={canWrite} reason={scopeReason('loops:write')} class="danger" onClick={cancel}>
+            Cancel run
+          </Guarded>
+        )}
+      </div>
+      <ErrorBanner error={error} />
+      {run && (
+        <div class="grid2">
+          <div class="panel">
+            <dl class="facts">
+              <dt>Status</dt>
+              <dd data-testid="run-status">
+                <Status value={run.status} />
+              </dd>
+              <dt>Trigger</dt>
+              <dd>{run.trigger_type}</dd>
+              <dt>Pod</dt>
+              <dd>{run.pod_key ? canPods ? <a href={`#/pods/${encodeURIComponent(run.pod_key)}`}>{run.pod_key}</a> : run.pod_key : '—'}</dd>
+              <dt>Started</dt>
+              <dd>{formatTime(run.started_at)}</dd>
+              <dt>Finished</dt>
+              <dd>{formatTime(run.finished_at)}</dd>
+              <dt>Variables</dt>
+              <dd>
+                <code>{JSON.stringify(run.variables)}</code>
+              </dd>
+              <dt>Callback</dt>
+              <dd data-testid="callback-status">
+                <Status value={run.callback_status} />
+              </dd>
+              {run.error_message && (
+                <>
+                  <dt>Error</dt>
+                  <dd>{run.error_message}</dd>
+                </>
+              )}
+            </dl>
+          </div>
+          <div class="panel">
+            <h2>Usage and cost</h2>
+            <UsageFacts usage={run.usage} />
+          </div>
+        </div>
+      )}
+      {run?.resolved_prompt && (
+        <details class="panel">
+          <summary>Prompt</summary>
+          <pre class="terminal">{run.resolved_prompt}</pre>
+        </details>
+      )}
+      <h2>Output</h2>
+      {run?.pod_key && canPods ? <Terminal podKey={run.pod_key} /> : <p class="hint">{run?.pod_key ? scopeReason('pods:read') : 'No pod yet.'}</p>}
+      {run?.result && (
+        <section class="panel">
+          <h2>Result</h2>
+          <p class="message content">{run.result}</p>
+        </section>
+      )}
+      {deliveries && deliveries.length > 0 && (
+        <section aria-labelledby="deliveries-title">
+          <h2 id="deliveries-title">Callback deliveries</h2>
+          <div class="table-wrap">
+            <table aria-label="Callback deliveries">
+              <thead>
+                <tr>
+                  <th scope="col">Delivery</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Response</th>
+                  <th scope="col" class="hide-narrow">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {deliveries.map((d) => (
+                  <tr>
+                    <td>{d.id}</td>
+                    <td>
+                      <Status value={String(d.status)} />
+                    </td>
+                    <td>{d.attempt_count}</td>
+                    <td>{d.attempts.length ? (d.attempts[0].status_code ?? d.attempts[0].error ?? '—') : d.next_attempt_at ? `next ${formatTime(d.next_attempt_at)}` : '—'}</td>
+                    <td class="hide-narrow">{formatTime(d.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+    </section>
+  );
+}

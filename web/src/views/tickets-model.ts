@@ -1,0 +1,72 @@
+export const STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
+export type TicketStatus = (typeof STATUSES)[number];
+export const STATUS_LABELS: Record<TicketStatus, string> = { backlog: 'Backlog', todo: 'Todo', in_progress: 'In progress', in_review: 'In review', done: 'Done' };
+export const TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
+export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+
+export interface Card {
+  id: number;
+  slug: string;
+  title: string;
+  type: string;
+  priority: string;
+  assignee_id: number | null;
+  labels?: string[];
+  status: TicketStatus;
+}
+
+export interface Ticket extends Card {
+  description: string | null;
+  labels: string[];
+  parent_slug: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Filters {
+  label: string;
+  type: string;
+  assignee: string;
+}
+
+export type Columns = Record<TicketStatus, { total: number; cards: Card[] }>;
+
+export const emptyColumns = (): Columns => Object.fromEntries(STATUSES.map((s) => [s, { total: 0, cards: [] }])) as unknown as Columns;
+
+/** The board's order: urgent first, then newest (higher id) first. */
+export function byBoardOrder(a: Card, b: Card): number {
+  const rank = (c: Card) => PRIORITIES.indexOf(c.priority as (typeof PRIORITIES)[number]);
+  return rank(b) - rank(a) || b.id - a.id;
+}
+
+export const hasFilters = (f: Filters) => Boolean(f.label.trim() || f.type || f.assignee.trim());
+
+/** Whether a ticket from an event belongs on a board showing `filters`. */
+export function matches(ticket: Ticket, f: Filters): boolean {
+  const labels = f.label.split(',').map((l) => l.trim()).filter(Boolean);
+  if (labels.some((l) => !ticket.labels.includes(l))) return false;
+  if (f.type && ticket.type !== f.type) return false;
+  if (f.assignee.trim() && String(ticket.assignee_id) !== f.assignee.trim()) return false;
+  return true;
+}
+
+/** Columns with `ticket` placed in its status column (and out of any other), totals kept. */
+export function placeTicket(columns: Columns, ticket: Card | null, slug: string, previous: TicketStatus | null): Columns {
+  const next = { ...columns };
+  for (const status of STATUSES) {
+    const column = next[status];
+    const had = column.cards.some((c) => c.slug === slug);
+    if (had || status === previous) {
+      next[status] = { total: Math.max(0, column.total - 1), cards: column.cards.filter((c) => c.slug !== slug) };
+    }
+  }
+  if (ticket) {
+    const column = next[ticket.status];
+    next[ticket.status] = { total: column.total + 1, cards: [...column.cards, ticket].sort(byBoardOrder) };
+  }
+  return next;
+}
+
+export function statusOf(columns: Columns, slug: string): TicketStatus | null {
+  return STATUSES.find((s) => columns[s].cards.some((c) => c.slug === slug)) ?? null;
+}
