@@ -72,6 +72,15 @@ export class EventHub {
   }
 
   /**
+   * Where a stream that asks for no replay starts: the organization's newest event id (or the
+   * newest one retention removed, when none is kept), so it is never taken for a stale resume.
+   */
+  async latestId(orgId: number): Promise<number> {
+    const [latest, pruned] = await Promise.all([latestEventId(this.store.db, orgId), prunedThrough(this.store.db, orgId)]);
+    return Math.max(latest, pruned);
+  }
+
+  /**
    * Starts a subscription after event `after` (null: from now). When events after `after` have
    * been pruned already, `onReset` is called with the id the subscription goes live from, instead
    * of a replay.

@@ -62,7 +62,11 @@ export const eventRoutes = (options: EventRouteOptions): FastifyPluginAsyncTypeb
         const { query } = request;
         const types = chosenTypes(query.types, request.principal.scopes);
         const header = request.headers['last-event-id'];
-        const after = header !== undefined ? Number(header) : (query.last_event_id ?? null);
+        const asked = header !== undefined ? Number(header) : (query.last_event_id ?? null);
+        const orgId = request.principal.org.id;
+        // Without a Last-Event-ID the stream starts at the newest event as of now, read before the
+        // headers go out: a client that acts once it sees them gets the events of what it did.
+        const after = asked ?? (await options.hub.latestId(orgId));
         const ticketSlug = query.ticket_slug === undefined ? undefined : canonicalSlug(query.ticket_slug);
         const wants = (event: EventRow) =>
           types.has(event.type as EventType) &&
@@ -71,10 +75,9 @@ export const eventRoutes = (options: EventRouteOptions): FastifyPluginAsyncTypeb
           (query.loop_slug === undefined || event.loop_slug === query.loop_slug) &&
           (ticketSlug === undefined || event.ticket_slug === ticketSlug);
         const stream = openSse(request, reply, options.keepaliveMs, options.streams);
-        const orgId = request.principal.org.id;
         try {
           const subscription = await options.hub.subscribe(orgId, after, { wants, write: (frame) => void stream.write(frame) }, (liveFrom) => {
-            const line = JSON.stringify({ id: liveFrom, type: 'reset', created_at: new Date().toISOString(), data: { last_event_id: after, resumed_after: liveFrom } });
+            const line = JSON.stringify({ id: liveFrom, type: 'reset', created_at: new Date().toISOString(), data: { last_event_id: asked, resumed_after: liveFrom } });
             stream.write(`id: ${liveFrom}\nevent: reset\ndata: ${line}\n\n`);
           });
           stream.onClose(() => subscription.close());
