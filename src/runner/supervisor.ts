@@ -8,9 +8,9 @@ import { supportsResume, type BuiltinAgentSlug } from '../agents/builtin.ts';
 import { findExecutable } from '../agents/detect.ts';
 import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
 import { outputReader } from '../agents/output/index.ts';
-import { DROP_EPISODE_GAP_MS, droppedSummary, droppingNote, noteLine } from '../output-notes.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
+import { PodOutputBuffer } from './pod-output-buffer.ts';
 import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import { PodResults, SessionTotals } from './pod-results.ts';
 import { readStatus } from './status-file.ts';
@@ -45,20 +45,10 @@ interface AgentRun {
   iteration: number | null;
 }
 
-/** Output goes out at least every flush interval, and at once past this size (the protocol caps a message). */
-const MAX_CHUNK = 256 * 1024;
-
 class RunningPod {
   state: PodReport['state'] = 'preparing';
   process: GroupProcess | null = null;
   stopReason: 'terminated' | 'timeout' | null = null;
-  pending = '';
-  /** Whether the output so far ends a line (a note starts on a line of its own). */
-  atLineStart = true;
-  /** Output the launcher dropped over the quota, and when it last did. */
-  dropped = 0;
-  lastDropAt: number | null = null;
-  flushTimer: NodeJS.Timeout | null = null;
   timeoutTimer: NodeJS.Timeout | null = null;
   /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
   stopped!: () => void;
@@ -67,6 +57,7 @@ class RunningPod {
   constructor(
     readonly spec: PodSpec,
     workDir: string,
+    readonly output: PodOutputBuffer,
   ) {
     this.results = new PodResults(SessionTotals.forPersistentKey(workDir, spec.persistent_key));
   }
@@ -135,7 +126,7 @@ export class PodSupervisor {
   /** Starts a pod unless it is already here (start requests may repeat). */
   start(spec: PodSpec): void {
     if (this.pods.has(spec.key)) return;
-    const pod = new RunningPod(spec, this.options.workDir);
+    const pod = new RunningPod(spec, this.options.workDir, new PodOutputBuffer((data) => this.options.hooks.output(spec.key, data), this.flushMs));
     this.pods.set(spec.key, pod);
     void this.run(pod).then(
       (outcome) => this.finish(pod, outcome),
@@ -166,8 +157,7 @@ export class PodSupervisor {
 
   private finish(pod: RunningPod, outcome: PodOutcome): void {
     if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
-    if (pod.dropped > 0) this.note(pod, droppedSummary(pod.dropped));
-    this.flush(pod);
+    pod.output.end();
     this.pods.delete(pod.spec.key);
     this.options.hooks.exited(outcome);
   }
@@ -313,7 +303,7 @@ export class PodSupervisor {
     } catch (error) {
       return { code: null, signal: null, spawnError: `could not give the agent the drover MCP server: ${(error as Error).message}` };
     }
-    if (mcp.skipped) this.note(pod, mcp.skipped);
+    if (mcp.skipped) pod.output.note(mcp.skipped);
     let invocation: ReturnType<typeof buildInvocation>;
     try {
       invocation = buildInvocation(agent, {
@@ -351,9 +341,9 @@ export class PodSupervisor {
       stdin: invocation.stdin,
       onOutput: (text, stream) => {
         if (stream === 'stdout') reader.write(text);
-        this.collect(pod, text);
+        pod.output.add(text);
       },
-      onDropped: (bytes) => this.dropped(pod, bytes),
+      onDropped: (bytes) => pod.output.dropped(bytes, this.outputLimit),
       sandboxed: sandbox?.mode === 'bwrap',
     });
     pod.process = child;
@@ -379,35 +369,6 @@ export class PodSupervisor {
   setOutputLimit(bytesPerSec: number): void {
     this.outputLimit = bytesPerSec;
     this.launcher.setOutputLimit(bytesPerSec);
-  }
-
-  /** Output was dropped over the quota: the output says so when dropping starts, not for every chunk. */
-  private dropped(pod: RunningPod, bytes: number): void {
-    const now = Date.now();
-    if (pod.lastDropAt === null || now - pod.lastDropAt >= DROP_EPISODE_GAP_MS) this.note(pod, droppingNote(this.outputLimit));
-    pod.lastDropAt = now;
-    pod.dropped += bytes;
-  }
-
-  private note(pod: RunningPod, text: string): void {
-    this.collect(pod, noteLine(text, pod.atLineStart));
-  }
-
-  private collect(pod: RunningPod, text: string): void {
-    if (text.length === 0) return;
-    pod.pending += text;
-    pod.atLineStart = text.endsWith('\n');
-    if (pod.pending.length >= MAX_CHUNK) this.flush(pod);
-    else if (!pod.flushTimer) pod.flushTimer = setTimeout(() => this.flush(pod), this.flushMs);
-  }
-
-  private flush(pod: RunningPod): void {
-    if (pod.flushTimer) clearTimeout(pod.flushTimer);
-    pod.flushTimer = null;
-    if (pod.pending.length === 0) return;
-    const data = pod.pending;
-    pod.pending = '';
-    this.options.hooks.output(pod.spec.key, data);
   }
 }
 
