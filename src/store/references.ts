@@ -24,34 +24,35 @@ export async function activePodsUsing(db: Executor, orgId: number, use: Use, lim
   return (await query.orderBy('id').limit(limit).execute()).map((r) => r.key);
 }
 
-/** Unassigns the user's tickets; returns how many there were. */
-export async function unassignUser(trx: Executor, orgId: number, userId: number, now: number): Promise<number> {
-  const result = await trx.updateTable('tickets').set({ assignee_id: null, updated_at: now }).where('org_id', '=', orgId).where('assignee_id', '=', userId).executeTakeFirst();
-  const changed = Number(result.numUpdatedRows);
-  if (changed > 0) await bumpTicketVersion(trx, orgId);
-  return changed;
+/** Unassigns the user's tickets; returns the ids of those that were assigned to them. */
+export async function unassignUser(trx: Executor, orgId: number, userId: number, now: number): Promise<number[]> {
+  const rows = await trx.updateTable('tickets').set({ assignee_id: null, updated_at: now }).where('org_id', '=', orgId).where('assignee_id', '=', userId).returning('id').execute();
+  if (rows.length > 0) await bumpTicketVersion(trx, orgId);
+  return rows.map((r) => Number(r.id));
 }
 
 /**
  * Detaches tickets and channels from a repository (their `repository_id` becomes null; ticket
  * slugs keep the prefix they were given). Ticket totals move to the organization's own bucket.
  */
-export async function detachRepository(trx: Executor, orgId: number, repositoryId: number, now: number): Promise<{ tickets: number; channels: number }> {
+export async function detachRepository(trx: Executor, orgId: number, repositoryId: number, now: number): Promise<{ ticketIds: number[]; channelIds: number[] }> {
   const tickets = await trx
     .updateTable('tickets')
     .set({ repository_id: null, updated_at: now })
     .where('org_id', '=', orgId)
     .where('repository_id', '=', repositoryId)
-    .executeTakeFirst();
+    .returning('id')
+    .execute();
   const counts = await trx.selectFrom('ticket_counts').select(['status', 'n']).where('org_id', '=', orgId).where('repo_key', '=', repositoryId).execute();
   for (const { status, n } of counts) if (Number(n) !== 0) await adjustTicketCount(trx, orgId, null, status, Number(n));
   await trx.deleteFrom('ticket_counts').where('org_id', '=', orgId).where('repo_key', '=', repositoryId).execute();
-  if (Number(tickets.numUpdatedRows) > 0) await bumpTicketVersion(trx, orgId);
+  if (tickets.length > 0) await bumpTicketVersion(trx, orgId);
   const channels = await trx
     .updateTable('channels')
     .set({ repository_id: null, updated_at: now })
     .where('org_id', '=', orgId)
     .where('repository_id', '=', repositoryId)
-    .executeTakeFirst();
-  return { tickets: Number(tickets.numUpdatedRows), channels: Number(channels.numUpdatedRows) };
+    .returning('id')
+    .execute();
+  return { ticketIds: tickets.map((r) => Number(r.id)), channelIds: channels.map((r) => Number(r.id)) };
 }

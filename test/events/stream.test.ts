@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentRunnersOffline } from '../../src/domain/runners/status.ts';
 import { recordEvent } from '../../src/events/writer.ts';
 import { DATABASES } from '../helpers/databases.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertRunner } from '../helpers/runners.ts';
 import { openStream, parsed, type OpenStream } from '../helpers/sse.ts';
 
@@ -102,6 +102,33 @@ describe.each(DATABASES)('GET /events (%s)', (kind) => {
     const last = parsed(stream.messages.at(-1)!);
     expect(last.data).toEqual(shown);
     expect(shown.status).toBe('cancelled');
+  });
+
+  it('emits ticket.updated and channel.updated for what deleting a repository or a user detaches', async () => {
+    const admin = async (method: 'POST' | 'DELETE', url: string, payload?: object) => {
+      const response = await t.request({ method, url: `/api/v1/admin/orgs/${t.org.slug}${url}`, key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload });
+      expect(response.statusCode, response.body).toBeLessThan(300);
+      return response.json();
+    };
+    const { repository } = await admin('POST', '/repositories', { name: 'web', full_name: 'acme/web', provider: 'git', url: 'https://git.example.com/acme/web.git' });
+    const { user } = await admin('POST', '/users', { name: 'Ada', email: 'ada@example.com' });
+    const { ticket } = await api('POST', '/tickets', { type: 'bug', title: 'Detached', repository_id: repository.id, assignee_id: user.id });
+    const { channel } = await api('POST', '/channels', { name: 'web-room', repository_id: repository.id });
+    const stream = await open('?types=ticket.updated,channel.updated');
+
+    await admin('DELETE', `/repositories/${repository.id}`);
+    const [ticketEvent, channelEvent] = (await stream.waitFor(2)).map(parsed);
+    expect(ticketEvent.type).toBe('ticket.updated');
+    expect(ticketEvent.data).toEqual((await api('GET', `/tickets/${ticket.slug}`)).ticket);
+    expect(ticketEvent.data).toMatchObject({ repository_id: null, assignee_id: user.id });
+    expect(channelEvent.type).toBe('channel.updated');
+    expect(channelEvent.data).toEqual((await api('GET', `/channels/${channel.id}`)).channel);
+    expect(channelEvent.data).toMatchObject({ repository_id: null });
+
+    await admin('DELETE', `/users/${user.id}`);
+    const unassigned = parsed((await stream.waitFor(3))[2]);
+    expect(unassigned.type).toBe('ticket.updated');
+    expect(unassigned.data).toMatchObject({ slug: ticket.slug, assignee_id: null });
   });
 
   it('sends a key only the types its scopes allow: asking for others is 403, unknown types 400', async () => {

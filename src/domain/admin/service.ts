@@ -9,6 +9,7 @@ import { generateApiKey, hashSecret, keyPrefix } from '../auth/keys.ts';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
 import type { DomainContext } from '../context.ts';
 import { defaultTicketPrefix } from '../tickets/model.ts';
+import { recordTicketsUpdated } from '../tickets/service.ts';
 
 export async function createOrg(
   ctx: DomainContext,
@@ -126,7 +127,8 @@ export async function deleteUser(ctx: DomainContext, orgSlug: string, id: number
     if (!(await users.findUser(trx, org.id, id))) throw notFound('user');
     const unassigned = await unassignUser(trx, org.id, id, ctx.now());
     await users.deleteUser(trx, org.id, id);
-    return { unassigned };
+    await recordTicketsUpdated(ctx, trx, org.id, unassigned);
+    return { unassigned: unassigned.length };
   });
 }
 

@@ -213,3 +213,11 @@ async function appendMessage(
     return message;
   });
 }
+
+/** `channel.updated` for channels another change has altered (their repository deleted), in its transaction. */
+export async function recordChannelsUpdated(ctx: DomainContext, trx: Executor, orgId: number, ids: number[]): Promise<void> {
+  for (const id of ids) {
+    const channel = (await channels.findChannel(trx, orgId, id))!;
+    await recordEvent(ctx, trx, orgId, 'channel.updated', channelView(channel), channelSubjects(channel));
+  }
+}

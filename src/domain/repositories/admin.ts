@@ -2,6 +2,8 @@
 import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { isUniqueViolation } from '../../store/db.ts';
 import { detachRepository } from '../../store/references.ts';
+import { recordChannelsUpdated } from '../channels/service.ts';
+import { recordTicketsUpdated } from '../tickets/service.ts';
 import * as store from '../../store/repositories.ts';
 import type { RepositoryRow } from '../../store/schema.ts';
 import { refuseWhileUsed } from '../admin/in-use.ts';
@@ -132,9 +134,11 @@ export async function deleteRepository(ctx: DomainContext, orgSlug: string, id: 
   return ctx.store.transaction(async (trx) => {
     if (!(await store.findRepository(trx, org.id, id))) throw notFound('repository');
     await refuseWhileUsed(trx, org.id, `repository ${id}`, { repositoryId: id });
-    const detached = await detachRepository(trx, org.id, id, ctx.now());
+    const { ticketIds, channelIds } = await detachRepository(trx, org.id, id, ctx.now());
     await store.deleteRepository(trx, org.id, id);
-    return detached;
+    await recordTicketsUpdated(ctx, trx, org.id, ticketIds);
+    await recordChannelsUpdated(ctx, trx, org.id, channelIds);
+    return { tickets: ticketIds.length, channels: channelIds.length };
   });
 }
 

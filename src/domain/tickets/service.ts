@@ -196,3 +196,11 @@ export async function ticketBoard(ctx: DomainContext, orgId: number, limitPerCol
 
 /** Moves with every ticket write of the organization: rendered reads stay valid while it does not. */
 export const ticketsVersion = (ctx: DomainContext, orgId: number): Promise<number> => tickets.ticketVersion(ctx.store.db, orgId);
+
+/** `ticket.updated` for tickets another change has altered (a repository or user deleted), in its transaction. */
+export async function recordTicketsUpdated(ctx: DomainContext, trx: Executor, orgId: number, ids: number[]): Promise<void> {
+  for (const id of ids) {
+    const ticket = (await tickets.findTicketById(trx, id))!;
+    await recordEvent(ctx, trx, orgId, 'ticket.updated', ticketView(ticket), { ticket_slug: ticket.slug });
+  }
+}
