@@ -61,12 +61,23 @@ export async function migrateTo(store: Store, name: string): Promise<void> {
 
 async function migrate(store: Store, run: (migrator: Migrator) => ReturnType<Migrator['migrateToLatest']>): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(store) };
-  const migrator = new Migrator({ db: store.db, provider, migrationTableSchema: await ownSchema(store) });
-  const { error, results } = await run(migrator);
-  if (error) {
+  const schema = await ownSchema(store);
+  const migrator = new Migrator({ db: store.db, provider, migrationTableSchema: schema });
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await run(migrator);
+    if (!error) return;
+    // Kysely's setup lists the tables of every schema of the database; another schema dropped in
+    // that moment (another app's, a test suite cleaning up) fails the listing, not our migration.
+    if (attempt < 3 && isOtherSchemaGone(error, schema)) continue;
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '(setup)'} failed: ${(error as Error).message ?? String(error)}`, {
       cause: error,
     });
   }
+}
+
+/** PostgreSQL's "schema … does not exist" (3F000) about a schema that is not this store's own. */
+function isOtherSchemaGone(error: unknown, own: string | undefined): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === '3F000' && own !== undefined && !(message ?? '').includes(`"${own}"`);
 }

@@ -4,20 +4,13 @@
  * foreign keys still hold; a loop's `last_session_id` becomes the session of its latest completed
  * run (a failed run's session, stored by the earlier rule, is dropped).
  */
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrationsFor, migrateToLatest } from '../../src/store/migrate.ts';
+import { migrateTo } from '../../src/store/migrate.ts';
 import type { Store } from '../../src/store/db.ts';
 import { DATABASES, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 
 const T = Date.parse('2026-11-20T10:00:00.000Z');
-
-async function migrateTo(store: Store, name: string): Promise<void> {
-  const schema = store.kind === 'postgres' ? ((await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0].s) : undefined;
-  const migrator = new Migrator({ db: store.db, provider: { getMigrations: async () => migrationsFor(store) }, migrationTableSchema: schema });
-  const { error } = await migrator.migrateTo(name);
-  if (error) throw error;
-}
 
 describe.each(DATABASES)('migration 0013 on existing data (%s)', (kind) => {
   let database: TestDatabase;
@@ -61,7 +54,7 @@ describe.each(DATABASES)('migration 0013 on existing data (%s)', (kind) => {
     await id('loop_runs', run(3, 'p-three', 'failed', T + 3000));
     const before = await db.selectFrom('pods').selectAll().orderBy('id').execute();
 
-    await migrateToLatest(store);
+    await migrateTo(store, '0013_pod_queue');
 
     expect(await db.selectFrom('pods').selectAll().orderBy('id').execute()).toEqual(before);
     expect(await db.selectFrom('pod_output_chunks').selectAll().execute()).toEqual([{ pod_id: pods[0], start_offset: 0, end_offset: 12, data: 'hello output' }]);
