@@ -2,9 +2,9 @@
  * The waiting tools, `channel_wait` and `pod_wait`, on the event stream (`GET /events`, contract
  * §11) instead of polling: the stream is opened first, then the state waited for is read; if it is
  * not there yet, the next matching event wakes the wait and the state is read again. An event that
- * arrives between the read and the wait is therefore never missed (and since the server answers the
- * stream's headers just before its subscription is in place, the state is read once more a second
- * after the stream opened). The wait ends at its timeout, or when the MCP client cancels the call.
+ * arrives between the read and the wait is therefore never missed. (A server of this version starts
+ * a stream at the newest event as of before its headers; an earlier one subscribed just after them,
+ * so the state is read once more a second after the stream opened.) The wait ends at its timeout, or when the MCP client cancels the call.
  */
 import { ApiError, type DroverClient, type Schemas } from '../client/index.ts';
 import { openEvents, type DroverEvent, type EventFilters } from '../client/sse.ts';
@@ -38,8 +38,8 @@ async function nextMatching(events: AsyncGenerator<DroverEvent>, matches: (event
 /** How often a server without the event stream is asked again (see `wakeUps`). */
 const POLL_MS = 1000;
 /**
- * The server answers the stream's headers a moment before its subscription is in place: the state
- * is read once more this long after the stream opened, in case it changed in between.
+ * An earlier server answered the stream's headers a moment before its subscription was in place:
+ * the state is read once more this long after the stream opened, in case it changed in between.
  */
 const RECHECK_MS = 1000;
 
