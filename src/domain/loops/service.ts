@@ -9,6 +9,7 @@ import * as runners from '../../store/runners.ts';
 import type { LoopRow, LoopsTable } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { recordLoopEvent, updateLoopWithEvent } from './events.ts';
+import { loopFields } from './view.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { branchProblem } from '../pods/agentfile.ts';
 import { fits } from '../quotas/model.ts';
@@ -177,35 +178,10 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
   }
 }
 
-function fieldsOf(loop: LoopRow): LoopFields {
-  return {
-    name: loop.name,
-    description: loop.description,
-    agent_slug: loop.agent_slug,
-    custom_agent_slug: loop.custom_agent_slug,
-    prompt_template: loop.prompt_template,
-    prompt_variables: JSON.parse(loop.prompt_variables) as Record<string, unknown>,
-    repository_id: loop.repository_id,
-    runner_id: loop.runner_id,
-    branch_name: loop.branch_name,
-    execution_mode: loop.execution_mode,
-    cron_expression: loop.cron_expression,
-    cron_timezone: loop.cron_timezone,
-    sandbox_strategy: loop.sandbox_strategy,
-    session_persistence: loop.session_persistence === 1,
-    concurrency_policy: loop.concurrency_policy,
-    max_concurrent_runs: loop.max_concurrent_runs,
-    timeout_minutes: loop.timeout_minutes,
-    callback_url: loop.callback_url,
-    autopilot_config: JSON.parse(loop.autopilot_config) as LoopFields['autopilot_config'],
-    agentfile_layer: loop.agentfile_layer,
-  };
-}
-
 /** PUT: only the given fields change; choosing one kind of agent clears the other. */
 export async function updateLoop(ctx: DomainContext, orgId: number, slug: string, input: UpdateLoopInput): Promise<LoopRow> {
   const loop = await requireLoop(ctx.store.db, orgId, slug);
-  const current = fieldsOf(loop);
+  const current = loopFields(loop);
   const fields: LoopFields = { ...current, ...input, autopilot_config: { ...current.autopilot_config, ...(input.autopilot_config ?? {}) } };
   if (input.agentfile_layer === '') fields.agentfile_layer = null;
   if (input.agent_slug != null && input.custom_agent_slug === undefined) fields.custom_agent_slug = null;
@@ -228,7 +204,7 @@ export async function enableLoop(ctx: DomainContext, orgId: number, slug: string
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   if (loop.status === 'enabled') return loop;
   const now = ctx.now();
-  return updateLoopWithEvent(ctx, loop.id, { status: 'enabled', next_run_at: schedule(fieldsOf(loop), 'enabled', now), updated_at: now });
+  return updateLoopWithEvent(ctx, loop.id, { status: 'enabled', next_run_at: schedule(loopFields(loop), 'enabled', now), updated_at: now });
 }
 
 /** Disable: no more cron firings or manual triggers; queued runs are cancelled; active runs go on. */
