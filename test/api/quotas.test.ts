@@ -13,6 +13,7 @@ import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { expectError } from '../helpers/errors.ts';
 import { insertRunner } from '../helpers/runners.ts';
+import { waitFor } from '../helpers/runner-process.ts';
 
 const DEFAULTS: Quotas = { max_active_pods: 3, max_queued_pods: 7, max_loops: 2, pod_output_bytes_per_sec: 4096 };
 
@@ -124,11 +125,11 @@ describe.each(DATABASES)('quotas on %s', (kind) => {
     const podOf = (res: { json(): unknown }) => (res.json() as PodBody).pod;
     const getPod = async (slug: string, key: string, podKey: string) => podOf(await t.request({ method: 'GET', url: t.path(`/pods/${podKey}`, slug), key }));
     /** A pod ending wakes the queue, which places queued pods in the background. */
-    async function settlesTo(slug: string, key: string, podKey: string, status: string) {
-      const deadline = Date.now() + 10_000;
-      while ((await getPod(slug, key, podKey)).status !== status && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      return getPod(slug, key, podKey);
-    }
+    const settlesTo = (slug: string, key: string, podKey: string, status: string) =>
+      waitFor(async () => {
+        const pod = await getPod(slug, key, podKey);
+        return pod.status === status ? pod : undefined;
+      }, { what: `pod ${podKey} to be ${status}` });
 
     it('a pod beyond max_active_pods waits queued; beyond max_queued_pods → 429 QUOTA_EXCEEDED naming it and nothing is recorded; a pod ending starts the first queued one', async () => {
       const { org, key, slug } = await freshOrg();
