@@ -74,6 +74,7 @@ describe.each(DATABASES)('autopilot and draining end to end (%s)', (kind) => {
     await runner?.stop();
     await server?.stop();
     await database?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   it('iterates in one workspace until the agent reports done', async () => {
@@ -185,6 +186,7 @@ describe('the runner enforces pod_timeout_minutes by itself', () => {
     } finally {
       await server.stop();
       await database.cleanup();
+      fs.rmSync(scratch, { recursive: true, force: true });
     }
   }, 120_000);
 });

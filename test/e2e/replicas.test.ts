@@ -96,7 +96,8 @@ suite('three drover serve processes on one PostgreSQL (DATABASE_URL)', () => {
       replicas.push(await startServerProcess({ dataDir: path.join(scratch, `replica-${name}`), env: { ...shared, DROVER_DATA_DIR: path.join(scratch, `replica-${name}`) } }));
     }
     apiKey = fs.readFileSync(path.join(scratch, 'replica-a', 'bootstrap-api-key'), 'utf8').trim();
-    const home = tempDir('home');
+    const home = path.join(scratch, 'home'); // removed with scratch
+    fs.mkdirSync(home);
     for (let i = 0; i < 3; i++) {
       const token = await http(replicas[i].url, 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });
       // Each runner knows every replica, its own first: runner i is held by replica i.
