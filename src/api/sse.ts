@@ -3,9 +3,29 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 /** A client this far behind (bytes not yet taken by its socket) is cut off; it resumes with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
+/** HTTP chunks made from a buffer, kept while it is: a hub writes one buffer to many streams. */
+const chunks = new WeakMap<Uint8Array, Buffer>();
+
+/** `frames` as one HTTP chunk (size line, data, CRLF). */
+function httpChunk(frames: string | Uint8Array): Buffer {
+  if (typeof frames === 'string') frames = Buffer.from(frames);
+  let chunk = chunks.get(frames);
+  if (!chunk) {
+    chunk = Buffer.concat([Buffer.from(`${frames.byteLength.toString(16)}\r\n`), frames, CRLF]);
+    chunks.set(frames, chunk);
+  }
+  return chunk;
+}
+const CRLF = Buffer.from('\r\n');
+
 export interface SseStream {
-  /** Writes one frame (ending in a blank line); false once the stream has closed. */
-  write(frame: string): boolean;
+  /**
+   * Writes frames (each ending in a blank line). True while the client keeps up; false once the
+   * stream has closed, or while its socket holds more than it has taken (then `onDrain`).
+   */
+  write(frames: string | Uint8Array): boolean;
+  /** Calls `listener` once, when the client has taken what it was sent (never, if the stream closes first). */
+  onDrain(listener: () => void): void;
   end(): void;
   readonly closed: boolean;
   onClose(listener: () => void): void;
@@ -28,6 +48,11 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, keepaliveM
     'x-request-id': request.id,
   });
   res.flushHeaders();
+  // Frames go straight to the socket, framed here as HTTP chunks (when the answer is chunked: not
+  // for an HTTP/1.0 client): a batch the hub writes to many streams is one buffer, made into a
+  // chunk once, and each write goes out at once (its time counts in the hub's fan-out window).
+  const socket = res.socket; // null when the client is gone already: the stream closes at once
+  const chunked = res.chunkedEncoding;
   const listeners: (() => void)[] = [];
   let closed = false;
   const close = () => {
@@ -38,15 +63,17 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, keepaliveM
     for (const listener of listeners) listener();
   };
   const stream: SseStream = {
-    write(frame) {
-      if (closed) return false;
-      if (res.writableLength > MAX_BUFFERED_BYTES) {
+    write(frames) {
+      if (closed || !socket) return false;
+      if (socket.writableLength > MAX_BUFFERED_BYTES) {
         res.destroy();
         close();
         return false;
       }
-      res.write(frame);
-      return true;
+      return socket.write(chunked ? httpChunk(frames) : frames);
+    },
+    onDrain(listener) {
+      if (!closed) socket?.once('drain', listener);
     },
     end() {
       if (!closed) res.end();
@@ -67,6 +94,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, keepaliveM
     if (res.writableEnded || request.raw.destroyed) close();
   });
   openStreams.add(stream);
+  if (!socket || socket.destroyed) close();
   // Tells EventSource clients how long to wait before reconnecting.
   stream.write('retry: 2000\n\n');
   return stream;

@@ -1,12 +1,19 @@
 import type { Store } from '../store/db.ts';
 import { eventsAfter, latestEventId, prunedThrough } from '../store/events.ts';
 import type { EventRow } from '../store/schema.ts';
+import { RecentEvents, type FetchedEvent } from './recent.ts';
 
 /** One SSE client: what it wants and how to write to it. */
 export interface Subscriber {
+  /** Subscribers with the same key want the same events: the frames of a new batch are built once per key. */
+  readonly filterKey: string;
   readonly wants: (event: EventRow) => boolean;
-  /** Writes one SSE frame. */
-  readonly write: (frame: string) => void;
+  /** Writes SSE frames; false when the client has not yet taken what it was sent (write more after `onDrain`). */
+  readonly write: (frames: Uint8Array) => boolean;
+  /** Calls `listener` once, when the client has taken what it was sent. */
+  readonly onDrain: (listener: () => void) => void;
+  /** Ends the stream: the log could not be read for it (the client resumes with Last-Event-ID). */
+  readonly end: () => void;
 }
 
 export interface Subscription {
@@ -16,19 +23,33 @@ export interface Subscription {
 interface Member extends Subscriber {
   /** The newest event id this subscriber has been given (or skipped as not wanted). */
   cursor: number;
-  /** Caught up: the pump hands it new events (while replaying it reads the log itself). */
-  live: boolean;
+  /**
+   * `live`: the pump hands it each new batch. `behind`: replaying, or waiting for its socket to
+   * drain, or catching up after that; it reads the log (or the feed's recent events) itself until
+   * it reaches the feed's cursor again.
+   */
+  state: 'live' | 'behind';
+  closed: boolean;
 }
 
-/** One organization's live subscribers and the newest event id fetched for them. */
+/** One organization's live subscribers, the newest event id fetched for them and the events fetched lately. */
 interface Feed {
+  orgId: number;
   cursor: number;
+  recent: RecentEvents;
   members: Set<Member>;
   pumping: Promise<void> | null;
   again: boolean;
+  /** How long handing out the last batch took. */
+  fanOutMs: number;
 }
 
+/** New events wait at least this long for others to go out with them. */
+const MIN_WINDOW_MS = 5;
+/** Events read from the log at a time. */
 const PAGE = 500;
+/** A subscriber catching up is sent at most about this much per write (then it waits for its socket to drain). */
+const CATCH_UP_BYTES = 64 * 1024;
 
 /** The SSE frame of one event: `id:`, `event:` and one JSON line (contract §11). */
 export function eventFrame(event: EventRow): string {
@@ -37,12 +58,37 @@ export function eventFrame(event: EventRow): string {
   return `id: ${id}\nevent: ${event.type}\ndata: ${line}\n\n`;
 }
 
+function fetched(row: EventRow): FetchedEvent {
+  return { id: Number(row.id), row, frame: eventFrame(row) };
+}
+
+/**
+ * The frames of the events after `after` that `member` wants, as one buffer (null: none), up to
+ * about `maxBytes`; `through` is the id of the last event looked at.
+ */
+function framesFor(member: Member, events: readonly FetchedEvent[], after: number, maxBytes = Infinity): { frames: Buffer | null; through: number } {
+  let out = '';
+  let through = after;
+  for (const event of events) {
+    if (event.id <= after) continue;
+    if (out.length >= maxBytes) break;
+    through = event.id;
+    if (member.wants(event.row)) out += event.frame;
+  }
+  return { frames: out === '' ? null : Buffer.from(out), through };
+}
+
 /**
  * Fans the event log out to this process's subscribers. Per organization one reader follows the
- * log (woken by NOTIFY on PostgreSQL, by the writer itself on SQLite) and hands each new event to
- * every live subscriber that wants it: one query per wake-up, however many subscribers. A
- * subscriber that resumes replays the log from its own id first, then joins the live feed at the
- * id the feed has reached, with no await in between: no gap, no duplicate.
+ * log (woken by NOTIFY on PostgreSQL, by the writer itself on SQLite) and hands each new batch to
+ * every live subscriber that wants it: one query per wake-up however many subscribers, the frames
+ * built and encoded once per distinct filter, one write per subscriber.
+ *
+ * A subscriber whose socket is full is not written to until it drains; it then catches up by
+ * itself, from the feed's recent events (or the log, when it fell further behind), and rejoins
+ * the live feed at the id the feed has reached, with no await in between: no gap, no duplicate.
+ * A resuming subscriber replays the same way. So a slow client costs the server writes at the
+ * pace it reads (in larger batches), never the pace events are written.
  */
 export class EventHub {
   private readonly feeds = new Map<number, Feed>();
@@ -52,17 +98,19 @@ export class EventHub {
     private readonly store: Store,
     private readonly onError: (error: unknown) => void = () => {},
     private readonly onCount: (delta: number) => void = () => {},
+    /** How many of the newest events each feed keeps for subscribers catching up. */
+    private readonly recentEvents = 10_000,
   ) {}
 
   /** New events of the organization may have been committed. */
   wake(orgId: number): void {
     const feed = this.feeds.get(orgId);
-    if (feed) this.pump(orgId, feed);
+    if (feed) this.pump(feed);
   }
 
   /** After a lost LISTEN connection: every feed looks again. */
   wakeAll(): void {
-    for (const [orgId, feed] of this.feeds) this.pump(orgId, feed);
+    for (const feed of this.feeds.values()) this.pump(feed);
   }
 
   get size(): number {
@@ -89,14 +137,13 @@ export class EventHub {
     let feed = await this.feed(orgId);
     // The last member of a feed may have left while this one waited: use the feed now in place.
     while (this.feeds.get(orgId) !== feed) feed = await this.feed(orgId);
-    const member: Member = { ...subscriber, cursor: after ?? feed.cursor, live: false };
-    let closed = false;
+    const member: Member = { ...subscriber, cursor: after ?? feed.cursor, state: 'behind', closed: false };
     feed.members.add(member); // holds the feed open while replaying
     this.onCount(1);
     const subscription = {
       close: () => {
-        if (closed) return;
-        closed = true;
+        if (member.closed) return;
+        member.closed = true;
         feed.members.delete(member);
         this.onCount(-1);
         if (feed.members.size === 0 && this.feeds.get(orgId) === feed) this.feeds.delete(orgId);
@@ -107,31 +154,43 @@ export class EventHub {
         member.cursor = Math.max(member.cursor, feed.cursor);
         onReset(member.cursor);
       }
-      while (!closed && member.cursor < feed.cursor) {
-        const upTo = feed.cursor;
-        const rows = await eventsAfter(this.store.db, orgId, member.cursor, PAGE, upTo);
-        this.hand(member, rows, rows.map(eventFrame));
-        if (rows.length < PAGE) member.cursor = Math.max(member.cursor, upTo);
-      }
+      await this.catchUp(feed, member);
     } catch (error) {
       subscription.close();
       throw error;
     }
-    // Caught up with the feed, and no await since the check: from here the pump hands it every event.
-    member.live = true;
     return subscription;
   }
 
-  /** The frames of `rows` this member has not had yet and wants, as one string (one write). */
-  private hand(member: Member, rows: readonly EventRow[], frames: readonly string[]): void {
-    let out = '';
-    for (const [i, row] of rows.entries()) {
-      const id = Number(row.id);
-      if (id <= member.cursor) continue;
-      member.cursor = id;
-      if (member.wants(row)) out += frames[i];
+  /**
+   * Brings a member that is behind up to the feed's cursor, a batch per write, and makes it live;
+   * or leaves it behind, waiting for its socket to drain. Between the last check of the cursor and
+   * going live there is no await: the pump hands it everything after.
+   */
+  private async catchUp(feed: Feed, member: Member): Promise<void> {
+    while (!member.closed) {
+      if (member.cursor >= feed.cursor) {
+        member.state = 'live';
+        return;
+      }
+      const upTo = feed.cursor;
+      const batch = feed.recent.after(member.cursor, PAGE) ?? (await eventsAfter(this.store.db, feed.orgId, member.cursor, PAGE, upTo)).map(fetched);
+      const last = batch.length > 0 ? batch[batch.length - 1].id : member.cursor;
+      const { frames, through } = framesFor(member, batch, member.cursor, CATCH_UP_BYTES);
+      // A short page reached `upTo`; a full one, or a write cut at CATCH_UP_BYTES, only its last event.
+      member.cursor = Math.max(member.cursor, through < last ? through : batch.length < PAGE ? upTo : last);
+      if (frames !== null && !member.write(frames)) return this.waitForDrain(feed, member);
     }
-    if (out !== '') member.write(out);
+  }
+
+  private waitForDrain(feed: Feed, member: Member): void {
+    member.state = 'behind';
+    member.onDrain(() => {
+      this.catchUp(feed, member).catch((error) => {
+        this.onError(error);
+        member.end();
+      });
+    });
   }
 
   private async feed(orgId: number): Promise<Feed> {
@@ -140,11 +199,11 @@ export class EventHub {
     let opening = this.opening.get(orgId);
     if (!opening) {
       opening = latestEventId(this.store.db, orgId).then((cursor) => {
-        const feed: Feed = { cursor, members: new Set(), pumping: null, again: false };
+        const feed: Feed = { orgId, cursor, recent: new RecentEvents(cursor, this.recentEvents), members: new Set(), pumping: null, again: false, fanOutMs: 0 };
         this.feeds.set(orgId, feed);
         this.opening.delete(orgId);
         // A wake-up that came while the cursor was being read found no feed: look once now.
-        this.pump(orgId, feed);
+        this.pump(feed);
         return feed;
       });
       opening.catch(() => this.opening.delete(orgId));
@@ -153,21 +212,24 @@ export class EventHub {
     return opening;
   }
 
-  private pump(orgId: number, feed: Feed): void {
+  private pump(feed: Feed): void {
     if (feed.pumping) {
       feed.again = true;
       return;
     }
     feed.pumping = (async () => {
+      // Wake-ups within the window fold into one read and one write per subscriber. The window is
+      // at least as long as the last fan-out took: writing to the subscribers takes at most half
+      // the server's time, however fast events come (each write then carries more of them).
+      await new Promise((resolve) => setTimeout(resolve, Math.max(MIN_WINDOW_MS, feed.fanOutMs)));
       do {
         feed.again = false;
         for (;;) {
-          const rows = await eventsAfter(this.store.db, orgId, feed.cursor, PAGE);
+          const rows = await eventsAfter(this.store.db, feed.orgId, feed.cursor, PAGE);
           if (rows.length > 0) {
-            // Each frame is built once and written to every subscriber that wants it, in one write each.
-            const frames = rows.map(eventFrame);
-            feed.cursor = Math.max(feed.cursor, Number(rows[rows.length - 1].id));
-            for (const member of feed.members) if (member.live) this.hand(member, rows, frames);
+            const started = performance.now();
+            this.handOut(feed, rows.map(fetched));
+            feed.fanOutMs = performance.now() - started;
           }
           if (rows.length < PAGE) break;
         }
@@ -176,7 +238,28 @@ export class EventHub {
       .catch(this.onError)
       .finally(() => {
         feed.pumping = null;
-        if (feed.again) this.pump(orgId, feed);
+        if (feed.again) this.pump(feed);
       });
+  }
+
+  /** A new batch: to every live member, built once per filter among those at the feed's cursor. */
+  private handOut(feed: Feed, batch: FetchedEvent[]): void {
+    const start = feed.cursor;
+    const end = batch[batch.length - 1].id;
+    feed.cursor = end;
+    feed.recent.push(batch);
+    const byFilter = new Map<string, Buffer | null>();
+    for (const member of feed.members) {
+      if (member.state !== 'live') continue;
+      let frames: Buffer | null | undefined;
+      if (member.cursor === start) {
+        frames = byFilter.get(member.filterKey);
+        if (frames === undefined) byFilter.set(member.filterKey, (frames = framesFor(member, batch, start).frames));
+      } else {
+        frames = framesFor(member, batch, member.cursor).frames; // it started after the feed's cursor
+      }
+      member.cursor = Math.max(member.cursor, end);
+      if (frames !== null && !member.write(frames)) this.waitForDrain(feed, member);
+    }
   }
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentRunnersOffline } from '../../src/domain/runners/status.ts';
 import { recordEvent } from '../../src/events/writer.ts';
@@ -5,6 +6,7 @@ import { DATABASES } from '../helpers/databases.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { insertRunner } from '../helpers/runners.ts';
 import { openStream, parsed, type OpenStream } from '../helpers/sse.ts';
+import { waitFor } from '../helpers/runner-process.ts';
 
 describe.each(DATABASES)('GET /events (%s)', (kind) => {
   let t: TestApp;
@@ -204,6 +206,49 @@ describe.each(DATABASES)('GET /events (%s)', (kind) => {
       ['channel.created', 'taken'],
       ['ticket.created', 'kept'],
     ]);
+  });
+
+  it('frames what it writes to the socket as HTTP chunks, and as bare frames for an HTTP/1.0 client', async () => {
+    const { port } = new URL(base);
+    const read = async (version: '1.0' | '1.1') => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.write(`GET ${t.path('/events')}?types=ticket.created HTTP/${version}\r\nhost: 127.0.0.1\r\nx-api-key: ${t.key}\r\n\r\n`);
+      return { socket, text: () => Buffer.concat(chunks).toString('latin1') };
+    };
+    const [modern, old] = [await read('1.1'), await read('1.0')];
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await api('POST', '/tickets', { type: 'task', title: 'framed' });
+    await api('POST', '/tickets', { type: 'task', title: 'framed again' });
+    for (const stream of [modern, old]) await waitFor(() => (stream.text().match(/event: ticket.created/g) ?? []).length === 2);
+    modern.socket.destroy();
+    old.socket.destroy();
+
+    const modernText = modern.text();
+    const modernHead = modernText.slice(0, modernText.indexOf('\r\n\r\n'));
+    expect(modernHead).toMatch(/transfer-encoding: chunked/i);
+    // Every chunk's size line matches its data, and the data joined is the SSE text.
+    let rest = Buffer.from(modernText.slice(modernHead.length + 4), 'latin1');
+    let sse = '';
+    while (rest.length > 0) {
+      const lineEnd = rest.indexOf('\r\n');
+      const size = parseInt(rest.subarray(0, lineEnd).toString(), 16);
+      expect(Number.isNaN(size)).toBe(false);
+      sse += rest.subarray(lineEnd + 2, lineEnd + 2 + size).toString();
+      expect(rest.subarray(lineEnd + 2 + size, lineEnd + 4 + size).toString()).toBe('\r\n');
+      rest = rest.subarray(lineEnd + 4 + size);
+    }
+    expect(sse.startsWith('retry: 2000\n\n')).toBe(true);
+    expect([...sse.matchAll(/"title":"([^"]+)"/g)].map((m) => m[1])).toEqual(['framed', 'framed again']);
+
+    const oldText = old.text();
+    const oldHead = oldText.slice(0, oldText.indexOf('\r\n\r\n'));
+    expect(oldHead).toMatch(/^HTTP\/1\.1 200/);
+    expect(oldHead).not.toMatch(/transfer-encoding/i);
+    const oldBody = oldText.slice(oldText.indexOf('\r\n\r\n') + 4);
+    expect(oldBody.startsWith('retry: 2000\n\n')).toBe(true);
+    expect([...oldBody.matchAll(/"title":"([^"]+)"/g)].map((m) => m[1])).toEqual(['framed', 'framed again']);
   });
 
   it('resumes after a disconnect in a burst of 1,000 changes with each event exactly once, in order', async () => {

@@ -76,7 +76,14 @@ export const eventRoutes = (options: EventRouteOptions): FastifyPluginAsyncTypeb
           (ticketSlug === undefined || event.ticket_slug === ticketSlug);
         const stream = openSse(request, reply, options.keepaliveMs, options.streams);
         try {
-          const subscription = await options.hub.subscribe(orgId, after, { wants, write: (frame) => void stream.write(frame) }, (liveFrom) => {
+          const subscriber = {
+            filterKey: JSON.stringify([[...types].sort(), query.channel_id, query.pod_key, query.loop_slug, ticketSlug]),
+            wants,
+            write: (frames: Uint8Array) => stream.write(frames),
+            onDrain: (listener: () => void) => stream.onDrain(listener),
+            end: () => stream.end(),
+          };
+          const subscription = await options.hub.subscribe(orgId, after, subscriber, (liveFrom) => {
             const line = JSON.stringify({ id: liveFrom, type: 'reset', created_at: new Date().toISOString(), data: { last_event_id: asked, resumed_after: liveFrom } });
             stream.write(`id: ${liveFrom}\nevent: reset\ndata: ${line}\n\n`);
           });
