@@ -111,10 +111,16 @@ export async function axeViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-/** Writes docs/screenshots/<name>-<width>.png (the README shows them). */
+/**
+ * Takes a screenshot of the page; with UPDATE_SCREENSHOTS=1 (`npm run screenshots`) writes it to
+ * docs/screenshots/<name>-<width>.png (the README shows them). A plain test run leaves the
+ * committed images alone.
+ */
 export async function screenshot(page: Page, name: string, width: number): Promise<void> {
+  const image = await page.screenshot({ fullPage: false });
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}.png`), fullPage: false });
+  fs.writeFileSync(path.join(SCREENSHOTS, `${name}-${width}.png`), image);
 }
 
 
