@@ -48,6 +48,7 @@ import * as channelSchemas from './api/schemas/channels.ts';
 import { ErrorBody, JsonValue, NoQuery } from './api/schemas/common.ts';
 import * as repositorySchemas from './api/schemas/repositories.ts';
 import * as ticketSchemas from './api/schemas/tickets.ts';
+import { buildSerializer } from './api/serialization.ts';
 import { validatorCompiler } from './api/validation.ts';
 import { Authenticator } from './domain/auth/authenticate.ts';
 import { AppError } from './errors.ts';
@@ -148,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // name the request with an explicit `reqId`.
     childLoggerFactory: (logger) => logger,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildSerializer } },
     // Errors raised before routing (a malformed URL, an over-long path parameter) get the same body.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
