@@ -16,10 +16,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, onTestFinished } from 'vitest';
+import { childrenOf } from '../../src/runner/process-group.ts';
 import type { DatabaseKind } from '../../src/store/db.ts';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
 
@@ -48,7 +50,7 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | null>;
   /** Waits for the exit code without sending anything; SIGKILLs and throws after `timeoutMs`. */
   waitForExit(timeoutMs?: number): Promise<number | null>;
-  /** SIGKILL, then waits for the exit. */
+  /** SIGKILL, then waits for the exit (and for its local runner's, up to 10 s). */
   kill9(): Promise<void>;
 }
 
@@ -70,12 +72,39 @@ export interface ServeOptions {
 
 const live = new Set<ChildProcess>();
 
-function kill(child: ChildProcess): Promise<void> {
+/** Servers that run a local runner: stopped with SIGTERM first (see kill). */
+const withLocalRunner = new WeakSet<ChildProcess>();
+
+/**
+ * SIGKILL, then waits for the exit. A server with a local runner gets SIGTERM first and up to 10 s:
+ * it then stops its runner before it exits, where a SIGKILLed one would leave the runner writing
+ * into a data directory the test is about to remove.
+ */
+async function kill(child: ChildProcess): Promise<void> {
   live.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (withLocalRunner.has(child)) {
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([gone, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+    clearTimeout(timer);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+  }
+  await killAndWaitForHelpers(child, gone);
+}
+
+/**
+ * SIGKILLs a server and waits (up to 10 s) for the processes it had started to be gone: its local
+ * runner stops its pods once its server is gone, writing in the data directory as it does, and
+ * should be done before the test removes that directory.
+ */
+async function killAndWaitForHelpers(child: ChildProcess, gone: Promise<unknown>): Promise<void> {
+  const helpers = child.pid === undefined ? [] : childrenOf(child.pid);
   child.kill('SIGKILL');
-  return gone;
+  await gone;
+  const deadline = Date.now() + 10_000;
+  while (helpers.some((pid) => fs.existsSync(`/proc/${pid}`)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /**
@@ -130,6 +159,7 @@ export async function startServerProcess(options: ServeOptions): Promise<ServerP
   const args = [DROVER_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir, ...(options.args ?? [])];
   if (!options.localRunner) args.push('--no-local-runner');
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  if (options.localRunner) withLocalRunner.add(child);
   track(child);
   let stdout = '';
   let stderr = '';
@@ -186,8 +216,7 @@ export async function startServerProcess(options: ServeOptions): Promise<ServerP
     },
     waitForExit: (stopTimeoutMs = 15_000) => waitForExit(stopTimeoutMs),
     async kill9() {
-      child.kill('SIGKILL');
-      await exited;
+      await killAndWaitForHelpers(child, exited);
     },
   };
 
