@@ -4,7 +4,7 @@ import './style.css';
 import { useSessionForApi } from './api.ts';
 import { AppContext, useRoute, type AppState } from './context.ts';
 import { EventHub, type LiveState } from './live.ts';
-import { probeScopes, type Scope } from './scopes.ts';
+import { fetchScopes, type Scope } from './scopes.ts';
 import { clearSession, loadSession, saveSession, type Session } from './session.ts';
 import { ErrorBanner } from './ui.tsx';
 import { SignIn } from './views/signin.tsx';
@@ -103,7 +103,7 @@ function App() {
   useSessionForApi(session, signOut);
   useEffect(() => {
     if (!session || scopes) return;
-    probeScopes(session).then(setScopes, (e) => {
+    fetchScopes(session).then(setScopes, (e) => {
       setError(e);
       signOut();
     });

@@ -1,4 +1,4 @@
-import { ApiError, api } from './api.ts';
+import { api } from './api.ts';
 import type { Session } from './session.ts';
 
 export const SCOPES = [
@@ -8,39 +8,13 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /**
- * What the key may do, learnt without changing anything: the API checks the scope (403 with
- * `required_scopes`) before the body (400), so a read of one item and a create with an empty body
- * tell each scope apart. A 401 or 404 (unknown key or organization) fails the sign-in.
+ * What the key may do: `GET /auth/whoami` answers its scopes (a write scope also grants reading,
+ * as the API does). A 401 or 404 (unknown key or organization) fails the sign-in.
  */
-const PROBES: Record<Scope, [string, string]> = {
-  'tickets:read': ['GET', '/tickets?limit=1'],
-  'tickets:write': ['POST', '/tickets'],
-  'pods:read': ['GET', '/pods?limit=1'],
-  'pods:write': ['POST', '/pods'],
-  'loops:read': ['GET', '/loops?limit=1'],
-  'loops:write': ['POST', '/loops'],
-  'channels:read': ['GET', '/channels?limit=1'],
-  'channels:write': ['POST', '/channels'],
-  'runners:read': ['GET', '/runners'],
-  'repos:read': ['GET', '/repositories?limit=1'],
-};
-
-export async function probeScopes(session: Session): Promise<Set<Scope>> {
-  const results = await Promise.all(
-    SCOPES.map(async (scope) => {
-      const [method, path] = PROBES[scope];
-      try {
-        await api(method, path, method === 'POST' ? {} : undefined, session);
-        return scope;
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        if (error.status === 401 || (error.status === 404 && error.code === 'NOT_FOUND' && method === 'GET')) throw error;
-        if (error.status === 403) return null;
-        return scope; // 400: allowed, the empty body was refused after the scope check
-      }
-    }),
-  );
-  return new Set(results.filter((s): s is Scope => s !== null));
+export async function fetchScopes(session: Session): Promise<Set<Scope>> {
+  const { principal } = (await api('GET', '/auth/whoami', undefined, session)) as { principal: { scopes: string[] } };
+  const held = new Set(principal.scopes);
+  return new Set(SCOPES.filter((scope) => held.has(scope) || (scope.endsWith(':read') && held.has(scope.replace(/:read$/, ':write')))));
 }
 
 export const scopeReason = (scope: Scope) => `Your API key lacks the ${scope} scope.`;

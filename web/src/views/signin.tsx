@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { probeScopes, type Scope } from '../scopes.ts';
+import { fetchScopes, type Scope } from '../scopes.ts';
 import type { Session } from '../session.ts';
 import { ErrorBanner } from '../ui.tsx';
 
@@ -15,7 +15,7 @@ export function SignIn(props: { error: unknown; onSignedIn: (session: Session, s
     setError(null);
     const session = { org: org.trim(), key: key.trim() };
     try {
-      props.onSignedIn(session, await probeScopes(session));
+      props.onSignedIn(session, await fetchScopes(session));
     } catch (e) {
       setError(e);
     } finally {
