@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { podFinished } from '../../src/domain/pods/lifecycle.ts';
 import { silentRunnersOffline } from '../../src/domain/runners/status.ts';
 import { recordEvent } from '../../src/events/writer.ts';
 import { DATABASES } from '../helpers/databases.ts';
@@ -80,10 +81,20 @@ describe.each(DATABASES)('GET /events (%s)', (kind) => {
     expect(events[1].data).toEqual(shown);
     expect(events[0].data).toMatchObject({ key: pod.pod_key, status: 'initializing' });
 
+    // The runner reports what the agent used after the pod was terminated: one pod.updated with
+    // it (status unchanged); the same report again changes nothing and emits nothing.
+    const late = { key: pod.pod_key, outcome: 'terminated' as const, exit_code: 143, error_message: null, session_id: 's-1', result: 'partial', usage: { input_tokens: 10, output_tokens: 5, cache_read_tokens: null, cache_write_tokens: null, cost_usd: 0.01, turns: 1 } };
+    await podFinished(t.ctx, runnerId, late);
+    await podFinished(t.ctx, runnerId, late);
+    const reported = parsed((await stream.waitFor(3))[2]);
+    expect(reported.type).toBe('pod.updated');
+    expect(reported.data).toEqual((await api('GET', `/pods/${pod.pod_key}`)).pod);
+    expect(reported.data).toMatchObject({ status: 'terminated', exit_code: 143, result: 'partial' });
+
     await t.store.db.updateTable('runners').set({ last_heartbeat_at: Date.now() - 60_000 }).where('id', '=', runnerId).execute();
     await silentRunnersOffline(t.ctx, Date.now() - 30_000, Date.now());
     await silentRunnersOffline(t.ctx, Date.now() - 30_000, Date.now()); // no change: no event
-    const [, , runnerEvent] = (await stream.waitFor(3)).map(parsed);
+    const [, , , runnerEvent] = (await stream.waitFor(4)).map(parsed);
     expect(runnerEvent.type).toBe('runner.updated');
     expect(runnerEvent.data).toEqual((await api('GET', `/runners/${runnerId}`)).runner);
     expect(runnerEvent.data.status).toBe('offline');

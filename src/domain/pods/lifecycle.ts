@@ -67,11 +67,16 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
   const pod = await pods.findPodByKey(ctx.store.db, result.key);
   if (!pod || pod.runner_id !== runnerId) return;
   const reported = pod.result !== null || pod.usage_input_tokens !== null || pod.usage_output_tokens !== null || pod.usage_cost_usd !== null;
-  await pods.updatePod(ctx.store.db, pod.id, {
+  const added = {
     exit_code: pod.exit_code ?? result.exit_code,
     session_id: pod.session_id ?? result.session_id,
     ...(reported ? {} : { result: result.result ?? null, ...usageColumns(result.usage) }),
-    updated_at: now,
+  };
+  if (Object.entries(added).every(([column, value]) => pod[column as keyof typeof added] === value)) return;
+  // One pod.updated with the pod as the API now shows it (its status unchanged).
+  await transitionWithEvent(ctx, async (trx) => {
+    await pods.updatePod(trx, pod.id, { ...added, updated_at: now });
+    return pods.findPodByKey(trx, pod.key);
   });
 }
 
