@@ -11,8 +11,8 @@
  * user-facing reason that never contains the token.
  */
 import { spawn } from 'node:child_process';
-import { scrub } from '../../domain/repositories/providers/common.ts';
-import { gitEnv } from '../../domain/repositories/providers/git.ts';
+import { gitEnv } from '../../git/environment.ts';
+import { scrub } from '../../git/scrub.ts';
 import { WorkspaceError } from './errors.ts';
 
 /** Kept of each stream; git's useful stderr is short and what we read from stdout too. */

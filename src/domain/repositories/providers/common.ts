@@ -2,6 +2,7 @@
  * Helpers shared by the provider clients: error mapping, response validation, URL checks.
  * Nothing here ever puts an access token into a message.
  */
+import { scrub } from '../../../git/scrub.ts';
 import { MAX_PAGES, ProviderError } from './types.ts';
 
 export type ProviderName = 'github' | 'gitlab' | 'gitea' | 'git';
@@ -29,13 +30,6 @@ export function statusError(provider: ProviderName, status: number): ProviderErr
   return new ProviderError('unavailable', `${provider} answered HTTP ${status}`);
 }
 
-/** Removes the token and any URL user-info from a message that may come from a library or a child process. */
-export function scrub(message: string, token: string): string {
-  let out = message.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@'"]*@/gi, '$1***@');
-  if (token.length > 0) out = out.split(token).join('***');
-  // Long messages (HTML error pages, stack-like dumps) help nobody in an API error.
-  return out.length > 300 ? `${out.slice(0, 300)}…` : out;
-}
 
 /** Turns anything thrown while talking to a provider into a ProviderError. */
 export function toProviderError(
