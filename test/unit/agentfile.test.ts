@@ -6,12 +6,12 @@ import {
   MAX_ENV_VALUE_BYTES,
   MAX_ENV_VARIABLES,
   SANDBOX_TYPES,
-  agentfileError,
   parseAgentfileLayer,
   parseAgentfileLayerWithLines,
   type AgentfileConfig,
   type AgentfileLayer,
 } from '../../src/domain/pods/agentfile.ts';
+import { agentfileError } from '../../src/domain/pods/agentfile-syntax.ts';
 import { AppError } from '../../src/errors.ts';
 
 const EMPTY: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {} };

@@ -8,7 +8,8 @@
 import { permissionModeProblem } from '../../agents/builtin.ts';
 import * as channels from '../../store/channels.ts';
 import type { Executor } from '../../store/db.ts';
-import { agentfileError, parseAgentfileLayerWithLines, type AgentfileLayer, type AgentfileLines } from '../pods/agentfile.ts';
+import { parseAgentfileLayerWithLines, type AgentfileLayer, type AgentfileLines } from '../pods/agentfile.ts';
+import { agentfileError } from '../pods/agentfile-syntax.ts';
 
 /** Directives a loop's layer may not hold, and the loop field that gives each. */
 const LOOP_FIELDS: readonly [keyof AgentfileLines, string][] = [

@@ -19,7 +19,8 @@ import { capacityProblem, hasAgent, isAvailable, pickRunnerPreferring, queueProb
 import { placeQueued, wakePlaced } from './queue.ts';
 import { checkFanOut } from './spawn.ts';
 import { canonicalSlug } from '../tickets/model.ts';
-import { agentfileError, type AgentfileLayer, type AgentfileLines } from './agentfile.ts';
+import type { AgentfileLayer, AgentfileLines } from './agentfile.ts';
+import { agentfileError } from './agentfile-syntax.ts';
 import { isBuiltinAgentSlug, permissionModeProblem } from '../../agents/builtin.ts';
 import { EMPTY_USAGE_COLUMNS } from './results.ts';
 import { DEFAULT_ITERATION_TIMEOUT_SEC, DEFAULT_MAX_ITERATIONS, POD_TOKEN_PREFIX_LENGTH, newPodKey, newPodToken, type PodConfig } from './model.ts';
