@@ -14,13 +14,12 @@ import {
 import { detectAgentVersions } from '../agents/detect.ts';
 import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type RunnerSettings, type StoredIdentity } from './identity.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
+import { RunnerOutbox, type KeptMessage } from './outbox.ts';
 import { PodSupervisor } from './supervisor.ts';
 
 /** Exit code of a runner the server refused for good (deleted, credential revoked): a supervisor should not restart it. */
 export const EXIT_REVOKED = 78;
 /** Output kept for the server while disconnected (the server keeps a 1 MiB tail per pod). */
-const OUTBOX_MAX_CHARS = 8 * 1024 * 1024;
-
 export interface RunnerOptions {
   /**
    * The server's base URL, or several (replicas of one server): the runner uses one at a time and
@@ -85,13 +84,8 @@ export class RunnerDaemon {
   private readonly log: (line: string) => void;
   runnerId: number | null = null;
   private readonly welcomeWaiters: (() => void)[] = [];
-  /**
-   * pod_started / pod_output made while there was no connection: sent right after the next
-   * hello, in order, instead of being dropped (outcomes have `unacked`). Bounded: past
-   * OUTBOX_MAX_CHARS the oldest output goes first.
-   */
-  private readonly outbox: RunnerBody[] = [];
-  private outboxChars = 0;
+  /** What was made while there was no connection, sent after the next hello (outcomes have `unacked`). */
+  private readonly outbox = new RunnerOutbox();
 
   constructor(private readonly options: RunnerOptions) {
     this.log = options.log ?? ((line) => process.stderr.write(line + '\n'));
@@ -176,8 +170,7 @@ export class RunnerDaemon {
     socket.on('open', () => {
       this.attempt = 0;
       this.sendHello();
-      for (const message of this.outbox.splice(0)) this.send(message);
-      this.outboxChars = 0;
+      for (const message of this.outbox.takeAll()) this.send(message);
       const interval = this.options.heartbeatMs ?? 10_000;
       this.heartbeat = setInterval(() => this.send({ type: 'heartbeat', draining: this.draining, pods: this.supervisor.reports() }), interval);
     });
@@ -278,18 +271,9 @@ export class RunnerDaemon {
     if (this.socket?.readyState === WebSocket.OPEN) sendCoalesced(this.socket, encode(message));
   }
 
-  private sendOrKeep(message: RunnerBody & { type: 'pod_started' | 'pod_output' }): void {
-    if (this.socket?.readyState === WebSocket.OPEN) {
-      sendCoalesced(this.socket, encode(message));
-      return;
-    }
-    this.outbox.push(message);
-    if (message.type === 'pod_output') this.outboxChars += message.data.length;
-    while (this.outboxChars > OUTBOX_MAX_CHARS) {
-      const index = this.outbox.findIndex((m) => m.type === 'pod_output');
-      const [dropped] = this.outbox.splice(index, 1);
-      if (dropped.type === 'pod_output') this.outboxChars -= dropped.data.length;
-    }
+  private sendOrKeep(message: KeptMessage): void {
+    if (this.socket?.readyState === WebSocket.OPEN) sendCoalesced(this.socket, encode(message));
+    else this.outbox.keep(message);
   }
 
   private decode(raw: string): ServerMessage | null {
