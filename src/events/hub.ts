@@ -99,7 +99,7 @@ export class EventHub {
     private readonly onError: (error: unknown) => void = () => {},
     private readonly onCount: (delta: number) => void = () => {},
     /** How many of the newest events each feed keeps for subscribers catching up. */
-    private readonly recentEvents = 10_000,
+    private readonly recentEvents = 2_000,
   ) {}
 
   /** New events of the organization may have been committed. */

@@ -22,8 +22,8 @@ export class RecentEvents {
   constructor(
     /** Every event after this id (up to the newest fetched) is held. */
     public from: number,
-    private readonly maxEvents = 10_000,
-    private readonly maxBytes = 16 * 1024 * 1024,
+    private readonly maxEvents = 2_000,
+    private readonly maxBytes = 4 * 1024 * 1024,
   ) {}
 
   /** Adds newly fetched events (ids increasing, all after those held). */
