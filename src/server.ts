@@ -202,14 +202,20 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   announce(`Drover listening on ${url} (${store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`);
   if (config.localRunner && !closing) {
-    localRunner = await LocalRunner.start(app.drover.ctx, {
+    const prepared = await LocalRunner.prepare(app.drover.ctx, {
       dataDir: config.dataDir,
       serverUrl: url,
       maxPods: config.localRunnerMaxPods,
       sandbox: config.localRunnerSandbox,
       log: (line, level = 'info') => app.log[level](line),
     });
-    if (localRunner?.runnerId) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);
+    // Held before it starts: a shutdown while it starts (a signal right after "listening") stops
+    // it and waits for it, rather than leaving it running on its own.
+    if (prepared && !closing) {
+      localRunner = prepared;
+      await localRunner.start();
+      if (localRunner.runnerId) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);
+    }
   }
   return { app, url, close };
 }

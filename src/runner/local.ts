@@ -40,6 +40,8 @@ export interface LocalRunnerOptions {
  */
 export class LocalRunner {
   private child: ChildProcess | null = null;
+  /** The child that said it is connected (so it listens for `shutdown`). */
+  private childConnected: ChildProcess | null = null;
   private stopping = false;
   private restartTimer: NodeJS.Timeout | null = null;
   private nextRestartDelayMs = RESTART_DELAY_MS;
@@ -55,10 +57,10 @@ export class LocalRunner {
   runnerId: number | null = null;
 
   /**
-   * Starts the runner and waits until it is connected; null without an organization `default`.
-   * If it dies or does not connect in time, the server goes on and the runner is started again.
+   * The local runner, registered but not started yet (`start`); null without an organization
+   * `default`. The server holds it before it starts, so a shutdown during the start stops it too.
    */
-  static async start(ctx: DomainContext, options: LocalRunnerOptions): Promise<LocalRunner | null> {
+  static async prepare(ctx: DomainContext, options: LocalRunnerOptions): Promise<LocalRunner | null> {
     const workDir = path.join(options.dataDir, 'runner');
     let token: string | null = null;
     if (!fs.existsSync(path.join(workDir, 'runner.json'))) {
@@ -70,9 +72,16 @@ export class LocalRunner {
       // A few uses: a runner that dies between registering and writing its credential can try again.
       token = (await issueRegistrationToken(ctx, org.id, { labels: ['local'], expires_in_hours: 1, uses: 5 })).token;
     }
-    const runner = new LocalRunner(options, workDir, token);
-    await runner.spawn().catch((error: Error) => options.log(`local runner: ${error.message}`, 'warn'));
-    return runner;
+    return new LocalRunner(options, workDir, token);
+  }
+
+  /**
+   * Starts the runner and waits until it is connected (unless it is being shut down already). If
+   * it dies or does not connect in time, the server goes on and the runner is started again.
+   */
+  async start(): Promise<void> {
+    if (this.stopping) return;
+    await this.spawn().catch((error: Error) => this.options.log(`local runner: ${error.message}`, 'warn'));
   }
 
   /** Stops the runner and its pods (server shutdown). */
@@ -82,8 +91,10 @@ export class LocalRunner {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
+    // A runner still starting may not listen for the message yet: SIGTERM ends it then (it has no
+    // pods yet), or stops it as the message would once it listens.
     if (child.connected) child.send({ t: 'shutdown' });
-    else child.kill('SIGTERM');
+    if (!child.connected || this.childConnected !== child) child.kill('SIGTERM');
     await exited;
   }
 
@@ -113,6 +124,7 @@ export class LocalRunner {
       child.on('message', (message: LocalRunnerMessage) => {
         if (message?.t !== 'connected') return;
         clearTimeout(timer);
+        this.childConnected = child;
         this.runnerId = message.runner_id;
         resolve(message.runner_id);
       });

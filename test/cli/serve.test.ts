@@ -336,6 +336,20 @@ describe('drover serve: shutdown with keep-alive clients', () => {
   });
 });
 
+/** Processes still running as a runner on `dataDir`'s local runner work dir (read from /proc). */
+function localRunnerProcesses(dataDir: string): number[] {
+  const workDir = path.join(dataDir, 'runner');
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      return argv.includes('runner') && argv.includes(workDir) ? [Number(entry)] : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
+}
+
 describe('drover serve with its default local runner (SQLite)', () => {
   it('SIGTERM once the local runner is connected: exits 0', async () => {
     const database = await createProcessTestDatabase('sqlite');
@@ -343,7 +357,9 @@ describe('drover serve with its default local runner (SQLite)', () => {
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env, localRunner: true });
     await eventually(async () => /^Local runner \d+ connected/m.test(server.stdout), 20_000);
     expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
+    expect(localRunnerProcesses(database.dataDir)).toHaveLength(1);
     expect(await server.stop('SIGTERM')).toBe(0);
+    expect(localRunnerProcesses(database.dataDir)).toEqual([]);
   });
 
   // Was a bug (fixed): src/server.ts:84-87 announces "Drover listening on …" and then awaits
@@ -358,6 +374,8 @@ describe('drover serve with its default local runner (SQLite)', () => {
     onTestFinished(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env, localRunner: true });
     expect(await server.stop('SIGTERM')).toBe(0);
+    // The server waited for its runner, which was still starting: none is left running on its own.
+    expect(localRunnerProcesses(database.dataDir)).toEqual([]);
   });
 });
 
