@@ -303,9 +303,12 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
       it('property: any unknown top-level field → 400 naming it', async () => {
         const known = new Set(['agent_slug', 'agentfile_layer', 'runner_id', 'ticket_slug', 'alias']);
         const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/).filter((n) => !known.has(n) && n !== '__proto__' && n !== 'constructor');
+        // A value holding a `__proto__` or `constructor` key anywhere is refused before validation,
+        // as INVALID_JSON (the prototype-pollution test below): the property is about the rest.
+        const value = fc.jsonValue().filter((v) => !/"(__proto__|constructor)":/.test(JSON.stringify(v)));
         await fc.assert(
-          fc.asyncProperty(name, fc.jsonValue(), async (field, value) => {
-            expectInvalid(await post({ agent_slug: 'shell', [field]: value }), `/${field}`);
+          fc.asyncProperty(name, value, async (field, fieldValue) => {
+            expectInvalid(await post({ agent_slug: 'shell', [field]: fieldValue }), `/${field}`);
           }),
           { numRuns: NUM_RUNS },
         );
