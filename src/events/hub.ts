@@ -218,11 +218,11 @@ export class EventHub {
       return;
     }
     feed.pumping = (async () => {
-      // Wake-ups within the window fold into one read and one write per subscriber. The window is
-      // at least as long as the last fan-out took: writing to the subscribers takes at most half
-      // the server's time, however fast events come (each write then carries more of them).
-      await new Promise((resolve) => setTimeout(resolve, Math.max(MIN_WINDOW_MS, feed.fanOutMs)));
       do {
+        // Wake-ups within the window fold into one read and one write per subscriber. The window
+        // is at least as long as the last fan-out took: writing to the subscribers takes at most
+        // half the server's time, however fast events come (each write then carries more of them).
+        await new Promise((resolve) => setTimeout(resolve, Math.max(MIN_WINDOW_MS, feed.fanOutMs)));
         feed.again = false;
         for (;;) {
           const rows = await eventsAfter(this.store.db, feed.orgId, feed.cursor, PAGE);
