@@ -130,7 +130,6 @@ async function fanOut(): Promise<Row[]> {
       const burstElapsed = (performance.now() - burstCpu.at) / 1000;
       const burstOwn = process.cpuUsage(burstCpu.own);
       const burstServerCpu = ((readCpuSeconds(server.pid) ?? NaN) - burstCpu.server) / burstElapsed;
-      const burstCpuEnd = readCpuSeconds(server.pid) ?? NaN;
       const burstEnd = performance.now();
       let caughtUp = NaN;
       let behind = connected;
@@ -146,7 +145,6 @@ async function fanOut(): Promise<Row[]> {
       // The server's CPU for the burst's creates and for handing their events to every subscriber,
       // including what it spent after the burst while the subscribers caught up.
       const cpuPerCreateWith = ((readCpuSeconds(server.pid) ?? NaN) - burstCpu.server) / withSubscribers.created;
-      void burstCpuEnd;
       const loadEnd = os.loadavg();
       const peakMb = (readMemoryKb(server.pid)?.hwmKb ?? NaN) / 1024;
       return [
