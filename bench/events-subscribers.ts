@@ -1,8 +1,8 @@
 /**
  * The 1,000 SSE subscribers of bench/events.ts, in a worker thread of their own: their reading
- * does not hold up the bench's request loop, which creates the tickets. One raw socket each (an
- * HTTP client's parsing would be most of their cost on this machine, which the server shares);
- * the bytes are scanned for each event's ticket slug (no decoding, no JSON parsing).
+ * does not hold up the bench's request loop, which creates the tickets. One raw socket each
+ * (lighter than an HTTP client: they share the machine with the server); the bytes are scanned
+ * for each event's `"slug":"` (no decoding, no JSON parsing: one per ticket.created event).
  *
  * Messages in: `connect` {url, apiKey, count}; `phase` {name: 'paced', base, size} or {name: 'burst'}; `latencies`
  * {written: [slug, answeredAt][]}; `counts`; `close`. Out: `connected`, `phase`, `latencies` {summary}, `counts` {counts, last}.
