@@ -68,7 +68,10 @@ async function migrate(store: Store, run: (migrator: Migrator) => ReturnType<Mig
     if (!error) return;
     // Kysely's setup lists the tables of every schema of the database; another schema dropped in
     // that moment (another app's, a test suite cleaning up) fails the listing, not our migration.
-    if (attempt < 3 && isOtherSchemaGone(error, schema)) continue;
+    if (attempt < 5 && isOtherSchemaGone(error, schema)) {
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      continue;
+    }
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '(setup)'} failed: ${(error as Error).message ?? String(error)}`, {
       cause: error,
@@ -76,8 +79,11 @@ async function migrate(store: Store, run: (migrator: Migrator) => ReturnType<Mig
   }
 }
 
-/** PostgreSQL's "schema … does not exist" (3F000) about a schema that is not this store's own. */
-function isOtherSchemaGone(error: unknown, own: string | undefined): boolean {
+/**
+ * PostgreSQL's "schema … does not exist" (3F000) or "relation … does not exist" (42P01, a table of
+ * a schema dropped while listed) about something that is not in this store's own schema.
+ */
+export function isOtherSchemaGone(error: unknown, own: string | undefined): boolean {
   const { code, message } = error as { code?: string; message?: string };
-  return code === '3F000' && own !== undefined && !(message ?? '').includes(`"${own}"`);
+  return (code === '3F000' || code === '42P01') && own !== undefined && !(message ?? '').includes(`"${own}`);
 }

@@ -28,7 +28,8 @@ import { CronScheduler } from '../../src/scheduler/cron.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { insertOrg } from '../../src/store/orgs.ts';
 import { insertRun } from '../../src/store/loop-runs.ts';
-import { createTestDatabase, migrateWithRetry, type TestDatabase } from '../helpers/databases.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 import { waitFor } from '../helpers/runner-process.ts';
 
 const uniqueRejections = vi.hoisted(() => ({ count: 0 }));
@@ -92,7 +93,7 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
   async function setup(start: number, catchupMs = HOUR, batch = 8): Promise<Setup> {
     const database = await createTestDatabase('postgres');
     const observer = database.open();
-    await migrateWithRetry(observer);
+    await migrateToLatest(observer);
     const clock = { now: start };
     const secrets = new SecretBox(crypto.randomBytes(32));
     const org = await insertOrg(observer.db, { slug: 'default', name: 'Default', ticket_prefix: 'DEF', created_at: start });

@@ -61,7 +61,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
 export async function createTestStore(kind: DatabaseKind): Promise<{ store: Store; database: TestDatabase; cleanup(): Promise<void> }> {
   const database = await createTestDatabase(kind);
   const store = database.open();
-  await migrateWithRetry(store);
+  await migrateToLatest(store);
   return {
     store,
     database,
@@ -70,22 +70,4 @@ export async function createTestStore(kind: DatabaseKind): Promise<{ store: Stor
       await database.cleanup();
     },
   };
-}
-
-/**
- * Kysely's migrator introspects every schema of the database; another suite dropping its schema at
- * that moment makes the introspection fail with "schema … does not exist". Only tests share a
- * database this way, so only tests retry.
- */
-export async function migrateWithRetry(store: Store): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await migrateToLatest(store);
-      return;
-    } catch (error) {
-      const text = String((error as Error).message) + String((error as { cause?: Error }).cause?.message ?? '');
-      if (attempt >= 5 || !/schema "[^"]+" does not exist|relation "[^"]+" does not exist/.test(text)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-    }
-  }
 }

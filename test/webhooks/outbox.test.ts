@@ -14,7 +14,8 @@ import { enqueueWebhook, RETRY_SCHEDULE_MS, WebhookSender, type WebhookSenderOpt
 import { generateWebhookSecret } from '../../src/domain/webhooks/signing.ts';
 import type { DatabaseKind, Store } from '../../src/store/db.ts';
 import * as deliveries from '../../src/store/webhooks.ts';
-import { createTestDatabase, DATABASES, migrateWithRetry, type TestDatabase } from '../helpers/databases.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import { createTestDatabase, DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { startWebhookReceiver, type WebhookReceiverOptions } from '../helpers/webhook-receiver.ts';
 import { unusedPort } from '../helpers/ports.ts';
 
@@ -42,7 +43,7 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     const open = async () => {
       const store = database.open();
       stores.push(store);
-      await migrateWithRetry(store);
+      await migrateToLatest(store);
       return store;
     };
     const closed = new Set<Store>();
