@@ -5,7 +5,7 @@
  * for each event's `"slug":"` (no decoding, no JSON parsing: one per ticket.created event).
  *
  * Messages in: `connect` {url, apiKey, count}; `phase` {name: 'paced', base, size} or {name: 'burst'}; `latencies`
- * {written: [slug, answeredAt][]}; `counts`; `close`. Out: `connected`, `phase`, `latencies` {summary}, `counts` {counts, last}.
+ * {written: [slug, answeredAt][]}; `counts`; `close`. Out (each answering its message's type): `connect` {count}, `phase`, `latencies` {summary}, `counts` {counts, last}.
  * Times are `performance.timeOrigin + performance.now()` in both threads (comparable across them).
  */
 import net from 'node:net';
@@ -89,7 +89,7 @@ parentPort!.on('message', async (message: { type: string; [key: string]: unknown
     for (let i = 0; i < count; i += 100) {
       subscribers.push(...(await Promise.all(Array.from({ length: Math.min(100, count - i) }, () => subscribe(url, message.apiKey as string)))));
     }
-    parentPort!.postMessage({ type: 'connected', count: subscribers.length });
+    parentPort!.postMessage({ type: 'connect', count: subscribers.length });
   } else if (message.type === 'phase') {
     phase = message.name as 'paced' | 'burst';
     base = (message.base as number | undefined) ?? 0;

@@ -72,7 +72,7 @@ function startSubscribers(): { ask: <T>(message: { type: string; [key: string]: 
   const ask = <T>(message: { type: string; [key: string]: unknown }) =>
     new Promise<T>((resolve, reject) => {
       const onMessage = (answer: { type: string } & T) => {
-        if (answer.type !== message.type && !(message.type === 'connect' && answer.type === 'connected')) return;
+        if (answer.type !== message.type) return;
         worker.off('message', onMessage);
         worker.off('error', reject);
         resolve(answer);

@@ -6,16 +6,14 @@ const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** HTTP chunks made from a buffer, kept while it is: a hub writes one buffer to many streams. */
 const chunks = new WeakMap<Uint8Array, Buffer>();
 
-/** `frames` as one HTTP chunk (size line, data, CRLF). */
+/** `frames` as one HTTP chunk (size line, data, CRLF); a buffer's chunk is made once. */
 function httpChunk(frames: string | Uint8Array): Buffer {
-  if (typeof frames === 'string') frames = Buffer.from(frames);
+  if (typeof frames === 'string') return chunkOf(Buffer.from(frames));
   let chunk = chunks.get(frames);
-  if (!chunk) {
-    chunk = Buffer.concat([Buffer.from(`${frames.byteLength.toString(16)}\r\n`), frames, CRLF]);
-    chunks.set(frames, chunk);
-  }
+  if (!chunk) chunks.set(frames, (chunk = chunkOf(frames)));
   return chunk;
 }
+const chunkOf = (data: Uint8Array): Buffer => Buffer.concat([Buffer.from(`${data.byteLength.toString(16)}\r\n`), data, CRLF]);
 const CRLF = Buffer.from('\r\n');
 
 export interface SseStream {
