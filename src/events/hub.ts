@@ -1,6 +1,7 @@
 import type { Store } from '../store/db.ts';
 import { eventsAfter, latestEventId, prunedThrough } from '../store/events.ts';
 import type { EventRow } from '../store/schema.ts';
+import { FanOutPacer } from './pacing.ts';
 import { RecentEvents, type FetchedEvent } from './recent.ts';
 
 /** One SSE client: what it wants and how to write to it. */
@@ -40,12 +41,10 @@ interface Feed {
   members: Set<Member>;
   pumping: Promise<void> | null;
   again: boolean;
-  /** How long handing out the last batch took. */
-  fanOutMs: number;
+  /** How long its new events wait for others. */
+  pacer: FanOutPacer;
 }
 
-/** New events wait at least this long for others to go out with them. */
-const MIN_WINDOW_MS = 5;
 /** Events read from the log at a time. */
 const PAGE = 500;
 /** A subscriber catching up is sent at most about this much per write (then it waits for its socket to drain). */
@@ -199,7 +198,7 @@ export class EventHub {
     let opening = this.opening.get(orgId);
     if (!opening) {
       opening = latestEventId(this.store.db, orgId).then((cursor) => {
-        const feed: Feed = { orgId, cursor, recent: new RecentEvents(cursor, this.recentEvents), members: new Set(), pumping: null, again: false, fanOutMs: 0 };
+        const feed: Feed = { orgId, cursor, recent: new RecentEvents(cursor, this.recentEvents), members: new Set(), pumping: null, again: false, pacer: new FanOutPacer() };
         this.feeds.set(orgId, feed);
         this.opening.delete(orgId);
         // A wake-up that came while the cursor was being read found no feed: look once now.
@@ -219,17 +218,17 @@ export class EventHub {
     }
     feed.pumping = (async () => {
       do {
-        // Wake-ups within the window fold into one read and one write per subscriber. The window
-        // is at least as long as the last fan-out took: writing to the subscribers takes at most
-        // half the server's time, however fast events come (each write then carries more of them).
-        await new Promise((resolve) => setTimeout(resolve, Math.max(MIN_WINDOW_MS, feed.fanOutMs)));
+        // Wake-ups within the window fold into one read and one write per subscriber (pacing.ts).
+        await feed.pacer.wait();
         feed.again = false;
         for (;;) {
           const rows = await eventsAfter(this.store.db, feed.orgId, feed.cursor, PAGE);
           if (rows.length > 0) {
             const started = performance.now();
             this.handOut(feed, rows.map(fetched));
-            feed.fanOutMs = performance.now() - started;
+            // The writes' completions (ticks each socket queued) are part of the fan-out.
+            await new Promise((resolve) => process.nextTick(resolve));
+            feed.pacer.fannedOut(performance.now() - started);
           }
           if (rows.length < PAGE) break;
         }
