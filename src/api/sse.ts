@@ -24,6 +24,8 @@ export interface SseStream {
   write(frames: string | Uint8Array): boolean;
   /** Calls `listener` once, when the client has taken what it was sent (never, if the stream closes first). */
   onDrain(listener: () => void): void;
+  /** Resolves when the client has taken what it was sent, or when the stream closes. */
+  drained(): Promise<void>;
   end(): void;
   readonly closed: boolean;
   onClose(listener: () => void): void;
@@ -72,6 +74,18 @@ export function openSse(request: FastifyRequest, reply: FastifyReply, keepaliveM
     },
     onDrain(listener) {
       if (!closed) socket?.once('drain', listener);
+    },
+    drained() {
+      return new Promise<void>((resolve) => {
+        if (closed || !socket || socket.writableLength === 0) return resolve();
+        const done = () => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.once('drain', done);
+        socket.once('close', done);
+      });
     },
     end() {
       if (!closed) res.end();

@@ -12,7 +12,10 @@ const POLL_MS = 2_000;
 const ACTIVE = new Set(['queued', 'initializing', 'running', 'orphaned']);
 
 export interface OutputStreamSink {
-  write(frame: string): void;
+  /** False while the client has not taken what it was sent: nothing more is read until `drained`. */
+  write(frame: string): boolean;
+  /** Resolves when the client has taken what it was sent, or the stream closed. */
+  drained(): Promise<void>;
   readonly closed: boolean;
   onClose(listener: () => void): void;
 }
@@ -22,6 +25,10 @@ export interface OutputStreamSink {
  * `{"offset","data"}` for what is stored, then, live, for what is appended while the pod runs,
  * and once it has ended and everything stored has been sent, one `end` event
  * `{"status","exit_code"}`. Resolves when the stream is done (ended, or closed by the client).
+ *
+ * Paced by the client: while its socket holds output it has not taken, nothing more is read. A
+ * client slower than the pod gets the output at its own pace; when it falls behind what is kept
+ * (the last 1 MiB), the next event starts at the oldest byte kept (its `offset` says so).
  */
 export async function streamPodOutput(store: Store, signals: PodOutputSignals, pod: PodRow, offset: number, sink: OutputStreamSink): Promise<void> {
   let woken: boolean;
@@ -43,8 +50,9 @@ export async function streamPodOutput(store: Store, signals: PodOutputSignals, p
           next = Math.max(next, read.next);
           break;
         }
-        sink.write(`event: output\ndata: ${JSON.stringify({ offset: read.offset, data: read.data })}\n\n`);
+        const taken = sink.write(`event: output\ndata: ${JSON.stringify({ offset: read.offset, data: read.data })}\n\n`);
         next = read.next;
+        if (!taken) await sink.drained();
         if (sink.closed) return;
       }
       if (!ACTIVE.has(current.status)) {

@@ -117,7 +117,8 @@ export const eventRoutes = (options: EventRouteOptions): FastifyPluginAsyncTypeb
         const stream = openSse(request, reply, options.keepaliveMs, options.streams);
         try {
           await streamPodOutput(options.ctx.store, options.outputSignals, pod, request.query.offset ?? 0, {
-            write: (frame) => void stream.write(frame),
+            write: (frame) => stream.write(frame),
+            drained: () => stream.drained(),
             get closed() {
               return stream.closed;
             },
