@@ -1,8 +1,8 @@
 /**
  * How long a feed's new events wait for others before they go out together (one write per
- * subscriber carries them all). Writing to many subscribers costs the server about the same per
- * write however many events the write carries, so the window trades a little latency for a lot
- * of CPU:
+ * subscriber carries them all). Each write to a subscriber costs the server a fixed amount plus a
+ * little per byte (measured with 1,000 subscribers on loopback: about 15 ms a round plus 0.1 ms an
+ * event), so a longer window trades a little latency for the fixed part of many rounds:
  *
  * - at least MIN_WINDOW_MS, and at least as long as the last fan-out took: writing to the
  *   subscribers takes at most half of an otherwise idle server's time;
