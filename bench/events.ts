@@ -25,6 +25,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { KeepAlivePool } from './keepalive-client.ts';
 import {
+  CpuWindow,
   ORG,
   envInt,
   loadAvgText,
@@ -143,11 +144,11 @@ async function fanOut(): Promise<Row[]> {
     /** Creates at full speed with the subscribers connected, then until each of them has had every event. */
     const burst = async (connected: number) => {
       await ask({ type: 'phase', name: 'burst' });
-      const start = { server: serverCpu(), own: process.cpuUsage(), at: performance.now() };
+      const serverCpuAtStart = serverCpu();
+      const window = new CpuWindow({ server: server.pid });
       const { rate, created, last } = await createRate(client, 16, CLOSED_LOOP_SECONDS, 'with subscribers');
-      const elapsed = (performance.now() - start.at) / 1000;
-      const own = process.cpuUsage(start.own);
-      const cpu = { server: (serverCpu() - start.server) / elapsed, bench: (own.user + own.system) / 1e6 / elapsed };
+      const { pct, ownPct } = window.end();
+      const cpu = { serverPct: pct.server, benchPct: ownPct };
       const end = performance.now();
       let caughtUp = NaN;
       let behind = connected;
@@ -163,7 +164,7 @@ async function fanOut(): Promise<Row[]> {
       log(`create rate with subscribers: ${round(rate)}/s`);
       // The server's CPU for the creates and for handing their events to every subscriber,
       // including what it spent after the burst while the subscribers caught up.
-      return { rate, created, cpu, caughtUp, behind, cpuPerCreate: (serverCpu() - start.server) / created };
+      return { rate, created, cpu, caughtUp, behind, cpuPerCreate: (serverCpu() - serverCpuAtStart) / created };
     };
     try {
       await createRate(client, 16, 5, 'warm-up');
@@ -174,13 +175,10 @@ async function fanOut(): Promise<Row[]> {
       const warmUp = await createPaced(client, rate, rate, 'warm-up paced');
       await sleep(1000);
       await ask({ type: 'phase', name: 'paced', base: Math.max(...warmUp.written.map((w) => w.number)) + 1, size: rate * seconds });
-      const loadStart = os.loadavg();
-      const pacedStart = { server: serverCpu(), own: process.cpuUsage(), at: performance.now() };
+      const pacedWindow = new CpuWindow({ server: server.pid });
       const { written, rate: pacedRate } = await createPaced(client, rate, rate * seconds, 'paced');
       await sleep(2000); // the last events' delivery
-      const pacedElapsed = (performance.now() - pacedStart.at) / 1000;
-      const pacedOwn = process.cpuUsage(pacedStart.own);
-      const pacedServerCpu = (serverCpu() - pacedStart.server) / pacedElapsed;
+      const pacedCpu = pacedWindow.end();
       const lat = await ask<{ delivered: number; missing: number; p50: number; p99: number; max: number }>({ type: 'latencies', written: written.map((w) => [w.number, w.answeredAt]) });
       const rssMb = (readMemoryKb(server.pid)?.rssKb ?? NaN) / 1024;
 
@@ -195,7 +193,6 @@ async function fanOut(): Promise<Row[]> {
         await disconnect();
         alones.push(await alone());
       }
-      const loadEnd = os.loadavg();
       const peakMb = (readMemoryKb(server.pid)?.hwmKb ?? NaN) / 1024;
 
       const aloneRate = mean(alones.map((a) => a.rate));
@@ -207,7 +204,7 @@ async function fanOut(): Promise<Row[]> {
         { name: `subscribers connected / tickets created paced at ${rate}/s for ${seconds} s`, value: `${connected} / ${written.length} (${round(pacedRate)}/s achieved)` },
         { name: 'events delivered / missing', value: `${lat.delivered} / ${lat.missing}`, target: '0 missing', pass: lat.missing === 0 },
         { name: 'delivery latency after the 201, p50 / p99 / max', value: `${round(lat.p50)} / ${round(lat.p99)} / ${round(lat.max)} ms`, target: 'p99 < 100 ms', pass: lat.p99 < 100 },
-        { name: 'CPU while paced, % of one core', value: `server ${round(pacedServerCpu * 100)}%, bench process (subscribers and creates) ${round(((pacedOwn.user + pacedOwn.system) / 1e6 / pacedElapsed) * 100)}%` },
+        { name: 'CPU while paced, % of one core', value: `server ${pacedCpu.pct.server}%, bench process (subscribers and creates) ${pacedCpu.ownPct}%` },
         {
           name: `ticket create rate (16 in flight, ${CLOSED_LOOP_SECONDS} s each, in turn) without / with subscribers`,
           value: `${round(aloneRate)} (${list(alones.map((a) => a.rate))}) / ${round(withRate)} (${list(bursts.map((b) => b.rate))}) per s (${round(withRate / aloneRate, 2)}×)`,
@@ -220,7 +217,7 @@ async function fanOut(): Promise<Row[]> {
         },
         {
           name: 'CPU during the creates with subscribers, % of one core',
-          value: `server ${list(bursts.map((b) => b.cpu.server * 100))}%, bench process ${list(bursts.map((b) => b.cpu.bench * 100))}%`,
+          value: `server ${list(bursts.map((b) => b.cpu.serverPct))}%, bench process ${list(bursts.map((b) => b.cpu.benchPct))}%`,
         },
         {
           name: 'every subscriber had every event of those creates, after the last one',
@@ -229,7 +226,7 @@ async function fanOut(): Promise<Row[]> {
           pass: bursts.every((b) => !Number.isNaN(b.caughtUp)),
         },
         { name: 'server RSS with the subscribers connected / peak', value: `${round(rssMb)} / ${round(peakMb)} MB`, target: '< 400 MB', pass: peakMb < 400 },
-        { name: 'load average (1/5/15 min) start → end', value: `${loadAvgText(loadStart)} → ${loadAvgText(loadEnd)}` },
+        { name: 'load average (1/5/15 min) start → end', value: `${loadAvgText(pacedCpu.loadAvg.start)} → ${loadAvgText(os.loadavg())}` },
       ];
     } finally {
       client.close();
