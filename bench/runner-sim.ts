@@ -144,7 +144,8 @@ export async function run(): Promise<{ rows: Row[] }> {
                 sim.timer = setInterval(beat, HEARTBEAT_MS);
               }, Math.random() * HEARTBEAT_MS);
               resolve();
-            } else if (message.type !== 'welcome') {
+            } else if (message.type !== 'welcome' && message.type !== 'output_limit') {
+              // `output_limit` follows `welcome` on every connection (the organization's output quota).
               unexpected.push(message.type);
             }
           });
