@@ -3402,6 +3402,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Stored NFKC-normalized and trimmed, and unique per organization in that form ignoring case (`ſecret`, `ｓecret` and `Secret ` are `secret`); control, format and other invisible characters (Unicode Cc, Cf, Zl, Zp, default-ignorable) are refused, and the normalized name must still be 2 to 100 characters */
                     name: string;
                     description?: string;
                     repository_id?: number;
@@ -3485,6 +3486,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Stored NFKC-normalized and trimmed, and unique per organization in that form ignoring case (`ſecret`, `ｓecret` and `Secret ` are `secret`); control, format and other invisible characters (Unicode Cc, Cf, Zl, Zp, default-ignorable) are refused, and the normalized name must still be 2 to 100 characters */
                     name?: string;
                     description?: string | null;
                     /** @description Initial document or context for the channel (at most as long as a 1 MiB body can hold, whatever its characters) */
