@@ -22,23 +22,7 @@ import { DATABASES } from '../helpers/databases.ts';
 import { expectError } from '../helpers/errors.ts';
 import { insertRunner } from '../helpers/runners.ts';
 import { waitFor } from '../helpers/runner-process.ts';
-import { openStream, type OpenStream } from '../helpers/sse.ts';
-
-/** The contract's bound: a stream closes within 5 s of its credential ending. */
-const CLOSE_WITHIN_MS = 5_000;
-
-/** Resolves when the server has ended `stream`; fails if that takes longer than `ms`. */
-async function closesWithin(stream: OpenStream, ms = CLOSE_WITHIN_MS): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`the stream was still open ${ms} ms after its credential ended`)), ms);
-  });
-  try {
-    await Promise.race([stream.ended, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { CLOSE_WITHIN_MS, closesWithin, openStream, type OpenStream } from '../helpers/sse.ts';
 
 /** A stream the server has not ended (it still answers), checked by an event reaching it. */
 async function stillOpen(stream: OpenStream, t: TestApp): Promise<void> {
