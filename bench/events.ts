@@ -109,6 +109,8 @@ function startSubscribers(): { ask: <T>(message: { type: string; [key: string]: 
   return { ask, worker };
 }
 
+/** The subscribers are many streams of one key: the per-key and per-organization caps (20, 500) are lifted. */
+const UNCAPPED_STREAMS = { DROVER_MAX_STREAMS_PER_KEY: '0', DROVER_MAX_STREAMS_PER_ORG: '0' };
 /** Seconds of each closed-loop phase (creates with 16 in flight), alone or with the subscribers. */
 const CLOSED_LOOP_SECONDS = 5;
 /** How many times the rate with subscribers is measured (each between two measures of the rate alone). */
@@ -121,7 +123,7 @@ async function fanOut(): Promise<Row[]> {
   const seconds = envInt('BENCH_EVENTS_SECONDS', 10);
   const dataDir = makeTempDir('events');
   try {
-    const server = await startServe({ name: 'drover-serve-events', dataDir, localRunner: false, env: { DROVER_LOG_LEVEL: 'warn' }, nodeArgs: profileArgs('events') });
+    const server = await startServe({ name: 'drover-serve-events', dataDir, localRunner: false, env: { DROVER_LOG_LEVEL: 'warn', ...UNCAPPED_STREAMS }, nodeArgs: profileArgs('events') });
     const { ask, worker } = startSubscribers();
     const client = new KeepAlivePool(new URL(server.url), { 'x-api-key': server.apiKey });
     const serverCpu = () => readCpuSeconds(server.pid) ?? NaN;

@@ -51,6 +51,7 @@ import * as ticketSchemas from './api/schemas/tickets.ts';
 import { buildSerializer } from './api/serialization.ts';
 import { validatorCompiler } from './api/validation.ts';
 import { Authenticator } from './domain/auth/authenticate.ts';
+import { CredentialStreams, type StreamCaps } from './domain/auth/credential-streams.ts';
 import { AppError } from './errors.ts';
 import type { DomainContext } from './domain/context.ts';
 import type { Quotas } from './domain/quotas/model.ts';
@@ -96,6 +97,8 @@ export interface AppOptions {
   dashboard?: DashboardAssets | null;
   /** How often an SSE stream sends `: keepalive` (default 15 s, contract §11). */
   eventKeepaliveMs?: number;
+  /** Concurrent streams per key and per organization (DROVER_MAX_STREAMS_PER_KEY, DROVER_MAX_STREAMS_PER_ORG); default 20 and 500. */
+  streamCaps?: StreamCaps;
 }
 
 declare module 'fastify' {
@@ -120,7 +123,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     runnerCommand: (runnerId, command) => gateway.command(runnerId, command),
     podChanged: (pod) => followPod(ctx, pod),
     slotFreed: (orgId) => podQueue.wake(orgId),
-    apiKeyRevoked: (keyId) => authenticator.forget(keyId),
+    apiKeyRevoked: (keyId) => {
+      authenticator.forget(keyId);
+      credentialStreams.credentialEnded(keyId);
+    },
     orgChanged: (orgId) => authenticator.forgetOrg(orgId),
     defaultAgent: options.defaultAgent,
     quotas: options.quotas,
@@ -129,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     podOutputChanged: (podId) => outputSignals.appended(podId),
   };
   const authenticator = new Authenticator(ctx);
+  const credentialStreams = new CredentialStreams(ctx, options.streamCaps, (error) => app.log.warn({ err: error }, 'checking the credentials of open streams failed'));
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -194,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
     await notifier.close();
     await eventListener.close();
+    credentialStreams.close();
   });
 
   app.setValidatorCompiler(validatorCompiler);
@@ -272,7 +280,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
       await orgScoped.register(whoamiRoutes());
-      await orgScoped.register(eventRoutes({ ctx, hub: events, outputSignals, keepaliveMs: options.eventKeepaliveMs ?? 15_000, streams: eventStreams }));
+      await orgScoped.register(eventRoutes({ ctx, hub: events, outputSignals, keepaliveMs: options.eventKeepaliveMs ?? 15_000, streams: eventStreams, credentialStreams }));
     },
     { prefix: ORG_PREFIX },
   );

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_STREAM_CAPS, type StreamCaps } from './domain/auth/credential-streams.ts';
 import { DEFAULT_QUOTAS, QUOTA_ENV, QUOTA_NAMES, type Quotas } from './domain/quotas/model.ts';
 import { parseSecretKey } from './domain/secrets.ts';
 import { LOG_FORMATS, type LogFormat } from './logger.ts';
@@ -59,6 +60,8 @@ export interface ServerConfig {
   readonly testCronClockFile: string | null;
   /** DROVER_DASHBOARD: serve the web dashboard at `/` (true). */
   readonly dashboard: boolean;
+  /** DROVER_MAX_STREAMS_PER_KEY (20), DROVER_MAX_STREAMS_PER_ORG (500): concurrent event and output streams (0: no cap). */
+  readonly streamCaps: StreamCaps;
 }
 
 export interface ServeFlags {
@@ -152,5 +155,9 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     quotas: Object.freeze(Object.fromEntries(QUOTA_NAMES.map((name) => [name, intFrom(QUOTA_ENV[name], env[QUOTA_ENV[name]], DEFAULT_QUOTAS[name], 0)])) as Quotas),
     testCronClockFile: env.DROVER_TEST_CRON_CLOCK_FILE?.trim() || null,
     dashboard: boolFrom('DROVER_DASHBOARD', env.DROVER_DASHBOARD?.trim(), true),
+    streamCaps: Object.freeze({
+      perCredential: intFrom('DROVER_MAX_STREAMS_PER_KEY', env.DROVER_MAX_STREAMS_PER_KEY, DEFAULT_STREAM_CAPS.perCredential, 0),
+      perOrg: intFrom('DROVER_MAX_STREAMS_PER_ORG', env.DROVER_MAX_STREAMS_PER_ORG, DEFAULT_STREAM_CAPS.perOrg, 0),
+    }),
   });
 }

@@ -35,6 +35,8 @@ export const ERROR_STATUS = {
   /** The request line and headers together exceed the server's limit. */
   HEADERS_TOO_LARGE: 431,
   QUOTA_EXCEEDED: 429,
+  /** An event or output stream beyond the concurrent streams allowed per key (or pod token) or per organization. */
+  TOO_MANY_STREAMS: 429,
   INTERNAL: 500,
   PROVIDER_ERROR: 502,
   NO_AVAILABLE_RUNNER: 503,

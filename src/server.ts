@@ -126,6 +126,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     defaultAgent: config.defaultAgent,
     quotas: config.quotas,
     dashboard,
+    streamCaps: config.streamCaps,
   });
   const housekeeping = new Housekeeping(ctx, app.log);
   const eventRetention = new EventRetention(store, config.eventRetentionMs, Date.now, (error) => app.log.warn({ err: error }, 'pruning the event log failed'));

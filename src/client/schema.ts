@@ -1168,7 +1168,7 @@ export interface components {
             /** @description A human sentence */
             error: string;
             /** @enum {unknown} */
-            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "RESOURCE_IN_USE" | "REQUEST_TIMEOUT" | "NO_WEBHOOK_EVENT" | "SPAWN_DEPTH_EXCEEDED" | "TOO_MANY_CHILDREN" | "DELIVERY_PENDING" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPECTATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "QUOTA_EXCEEDED" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER" | "SERVICE_UNAVAILABLE";
+            code: "AUTH_REQUIRED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "VALIDATION_FAILED" | "INVALID_JSON" | "ALREADY_EXISTS" | "LOOP_DISABLED" | "RUN_NOT_ACTIVE" | "POD_NOT_ACTIVE" | "CHANNEL_ARCHIVED" | "RUNNER_UNAVAILABLE" | "IDEMPOTENCY_MISMATCH" | "IDEMPOTENCY_IN_PROGRESS" | "RESOURCE_IN_USE" | "REQUEST_TIMEOUT" | "NO_WEBHOOK_EVENT" | "SPAWN_DEPTH_EXCEEDED" | "TOO_MANY_CHILDREN" | "DELIVERY_PENDING" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "EXPECTATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "QUOTA_EXCEEDED" | "TOO_MANY_STREAMS" | "INTERNAL" | "PROVIDER_ERROR" | "NO_AVAILABLE_RUNNER" | "SERVICE_UNAVAILABLE";
             /** @description Also sent as the X-Request-Id header; the server log names it */
             request_id: string;
             /** @description validation errors: the field (JSON pointer in a body, name of a parameter) and why */
@@ -1798,7 +1798,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description RATE_LIMITED: too many requests for this key; retry after Retry-After seconds */
+        /** @description RATE_LIMITED: too many requests for this key; QUOTA_EXCEEDED: an organization quota (the message names it); TOO_MANY_STREAMS (event and output streams): the key or pod token already holds 20 open streams, or its organization 500; retry after Retry-After seconds */
         Error429: {
             headers: {
                 "x-request-id": components["headers"]["X-Request-Id"];
@@ -3402,6 +3402,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Stored NFKC-normalized and trimmed, and unique per organization in that form ignoring case (`ſecret`, `ｓecret` and `Secret ` are `secret`); control, format and other invisible characters (Unicode Cc, Cf, Zl, Zp, default-ignorable) are refused, and the normalized name must still be 2 to 100 characters */
                     name: string;
                     description?: string;
                     repository_id?: number;
@@ -3485,6 +3486,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Stored NFKC-normalized and trimmed, and unique per organization in that form ignoring case (`ſecret`, `ｓecret` and `Secret ` are `secret`); control, format and other invisible characters (Unicode Cc, Cf, Zl, Zp, default-ignorable) are refused, and the normalized name must still be 2 to 100 characters */
                     name?: string;
                     description?: string | null;
                     /** @description Initial document or context for the channel (at most as long as a 1 MiB body can hold, whatever its characters) */

@@ -59,3 +59,16 @@ export async function findApiKeysWithOrgByPrefix(db: Executor, prefix: string): 
     .where('api_keys.prefix', '=', prefix)
     .execute();
 }
+
+/** Of the keys `ids`, those that still work at `now`: not revoked, not expired (deleted ones are not returned). */
+export async function workingApiKeyIds(db: Executor, ids: readonly number[], now: number): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute();
+  return rows.map((row) => Number(row.id));
+}

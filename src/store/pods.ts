@@ -151,3 +151,10 @@ export async function countActiveChildPods(db: Executor, parentKey: string): Pro
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Of the pods `ids`, those whose status is one of `statuses`. */
+export async function podIdsInStatus(db: Executor, ids: readonly number[], statuses: readonly PodStatus[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('pods').select('id').where('id', 'in', ids).where('status', 'in', statuses).execute();
+  return rows.map((row) => Number(row.id));
+}

@@ -46,13 +46,15 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
  * Fields whose values only the server can judge, by operation: ids and slugs that must name
  * records of the organization, agents that must exist, agentfile lines, cron fields that must
  * make a date, zones that must be in the time zone data, template values that must cover the
- * placeholders, and the branches token that one of two parameters must carry. Each is described
+ * placeholders, the branches token that one of two parameters must carry, and channel names
+ * (judged once NFKC-normalized and trimmed, which no pattern states). Each is described
  * in the document. A valid input refused with a 400 about any other field fails the test.
  */
 const SERVER_CHECKED: Record<string, string[]> = {
   createTicket: ['/assignee_id', '/repository_id', '/parent_slug'],
   updateTicket: ['/assignee_id', '/parent_slug'],
-  createChannel: ['/repository_id', '/ticket_slug'],
+  createChannel: ['/name', '/repository_id', '/ticket_slug'],
+  updateChannel: ['/name'],
   postChannelMessage: ['/pod_key'],
   createPod: ['/agent_slug', '/agentfile_layer', '/ticket_slug', '/runner_id'],
   createLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone', '/callback_url', '/agentfile_layer', '/branch_name'],

@@ -76,6 +76,40 @@ describe.each(DATABASES)('streaming client commands (%s)', (kind) => {
     expect(logs.stdout).toMatch(/step 1\nstep 2\nstep 3\n/);
   }, 90_000);
 
+  it('pod output reaches the terminal without its control sequences (pods run --follow, pods logs, pods logs -f) unless --raw; --json escapes them', async () => {
+    // Colour (CSI), a window title (OSC ended by BEL), a clipboard write (OSC ended by ST), a reset
+    // (ESC c), a cursor move written as the C1 control U+009B, a carriage return and a backspace.
+    const script = String.raw`printf 'a\033[31mred\033[0m \033]0;pwned\007b \033]52;c;ZXZpbA==\033\\c \033cd \302\2332Je\tf\rg\010h\n'`;
+    const shown = 'ared b c d e\tfgh\n';
+    // eslint-disable-next-line no-control-regex -- what must not reach the terminal
+    const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    const run = await cli(['pods', 'run', '--agent', 'shell', '--prompt', script, '--follow']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(shown);
+    const { pods } = (await api('GET', '/pods?limit=1')).body as { pods: { key: string }[] };
+    const podKey = pods[0].key;
+    for (const args of [['pods', 'logs', podKey], ['pods', 'logs', podKey, '-f']]) {
+      const logs = await cli(args);
+      expect(logs.code, logs.stderr).toBe(0);
+      expect(logs.stdout).toBe(shown);
+      expect(logs.stdout).not.toMatch(controls);
+    }
+    // --raw: as the agent wrote it.
+    const raw = await cli(['pods', 'logs', podKey, '--raw']);
+    expect(raw.stdout).toContain('\u001b]0;pwned\u0007');
+    expect(raw.stdout).toContain('\u009b2J');
+    // --json: the output intact, every control escaped in the JSON text (the C1 one too).
+    for (const args of [['pods', 'logs', podKey, '--json'], ['pods', 'logs', podKey, '-f', '--json']]) {
+      const json = await cli(args);
+      expect(json.code, json.stderr).toBe(0);
+      expect(json.stdout).not.toMatch(controls);
+      const lines = json.stdout.trim().split('\n').map((line) => JSON.parse(line) as { output?: string; data?: string });
+      const output = lines.map((line) => line.output ?? line.data ?? '').join('');
+      expect(output).toContain('\u001b]52;c;ZXZpbA==\u001b\\');
+      expect(output).toContain('\u009b2J');
+    }
+  }, 90_000);
+
   it('events --json prints one JSON line per event; channels tail prints the channel’s messages as they come', async () => {
     const events = follow(['events', '--types', 'ticket.created,message.created', '--json']);
     const { channel } = (await api('POST', '/channels', { name: 'cli-tail' })).body as { channel: { id: number } };

@@ -7,6 +7,8 @@
  *   runners' heartbeat stays at its 10 s default, so a lost wake-up would show).
  * - A runner's credential is rotated, and the runner deleted, through a replica that does not hold
  *   its link (the command travels over NOTIFY to the replica that does).
+ * - Streams end with their credential on every replica: an API key revoked through one replica, a
+ *   pod ended on another (docs/events.md, "Streams end with their credential").
  * - 10 minutely cron slots of 50 loops: each slot fires exactly once per loop, also when one
  *   replica is killed with SIGKILL right as a slot falls due. Its runner moves to another replica
  *   (runners are given every replica's URL, `--server a,b,c`, and try the next when a connection
@@ -23,10 +25,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretBox } from '../../src/domain/secrets.ts';
 import type { Store } from '../../src/store/db.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
 import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
 import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { closesWithin, openStream } from '../helpers/sse.ts';
 
 const ORG = '/api/v1/ext/orgs/default';
 const ADMIN_TOKEN = 'drvadm_e2e_replicas_admin_token_0123456789';
@@ -45,6 +49,8 @@ suite('three drover serve processes on one PostgreSQL (DATABASE_URL)', () => {
   const replicas: ServerProcess[] = [];
   const runners: RunnerProcess[] = [];
   let apiKey: string;
+  /** The replicas' DROVER_SECRET_KEY: pod tokens are stored encrypted with it. */
+  const secretKey = crypto.randomBytes(32);
 
   /** Sets the replicas' cron clock (written whole, so no replica reads half a number). */
   function setCronClock(ms: number): void {
@@ -85,7 +91,7 @@ suite('three drover serve processes on one PostgreSQL (DATABASE_URL)', () => {
     const shared = {
       ...database.env,
       DROVER_ADMIN_TOKEN: ADMIN_TOKEN,
-      DROVER_SECRET_KEY: crypto.randomBytes(32).toString('base64'),
+      DROVER_SECRET_KEY: secretKey.toString('base64'),
       DROVER_TEST_CRON_CLOCK_FILE: clockFile,
       DROVER_CRON_TICK_MS: '100',
       DROVER_SWEEP_INTERVAL_MS: '200',
@@ -137,6 +143,30 @@ suite('three drover serve processes on one PostgreSQL (DATABASE_URL)', () => {
       }
     }
     console.log(`pod created → running across replicas: ${delays.join(', ')}`);
+  });
+
+  it('a key revoked through replica a: its stream on replica b closes within 5 s; a pod token\'s stream on replica c closes when its pod, run by runner a, ends', async () => {
+    const admin = (method: string, urlPath: string, body?: unknown) => http(replicas[0].url, method, `/api/v1/admin/orgs/default${urlPath}`, { bearer: ADMIN_TOKEN, body });
+    const issued = await admin('POST', '/api-keys', { name: 'revoked soon', scopes: ['tickets:read', 'pods:read'] });
+    expect(issued.status, issued.text).toBe(201);
+    const { api_key: apiKeyRecord, key } = issued.body as { api_key: { id: number }; key: string };
+    const onB = await openStream(`${replicas[1].url}${ORG}/events`, { 'x-api-key': key });
+    expect(onB.status).toBe(200);
+    expect((await admin('DELETE', `/api-keys/${apiKeyRecord.id}`)).status).toBe(200);
+    await closesWithin(onB);
+
+    const created = await api(replicas[0], 'POST', `${ORG}/pods`, { agent_slug: 'shell', runner_id: runners[0].runnerId, agentfile_layer: 'PROMPT "sleep 2"' });
+    expect(created.status, created.text).toBe(201);
+    const podKey = (created.body as { pod: { pod_key: string } }).pod.pod_key;
+    const row = await observer.db.selectFrom('pods').select('token_encrypted').where('key', '=', podKey).executeTakeFirstOrThrow();
+    const onC = await openStream(`${replicas[2].url}${ORG}/events`, { 'x-api-key': new SecretBox(secretKey).decrypt(row.token_encrypted) });
+    expect(onC.status).toBe(200);
+    await waitFor(async () => (await observer.db.selectFrom('pods').select('status').where('key', '=', podKey).executeTakeFirstOrThrow()).status === 'completed', {
+      timeout: 20_000,
+      interval: 50,
+      what: `pod ${podKey} to complete`,
+    });
+    await closesWithin(onC);
   });
 
   it(`${SLOTS} minutely slots of ${LOOPS} loops fire exactly once each; replica c killed with SIGKILL as slot ${KILL_AT + 1} falls due; its runner moves on; no pod is lost`, async () => {

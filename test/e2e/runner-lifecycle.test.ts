@@ -12,10 +12,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { unusedPort } from '../helpers/ports.ts';
+import { upgradeStatus } from '../helpers/runners.ts';
 import { podProcesses, processGone, runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
 import { createProcessTestDatabase, http, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
@@ -85,24 +85,6 @@ describe.each(DATABASES)('runner lifecycle (%s)', (kind) => {
   const identity = (runner: RunnerProcess) =>
     JSON.parse(fs.readFileSync(path.join(runner.workDir, 'runner.json'), 'utf8')) as { credential: string; runner_id: number; settings?: { max_pods: number; labels: string[] } };
 
-  /** What the server answers a WebSocket upgrade with this credential: 101 (a link) or the HTTP status. */
-  function upgradeStatus(credential: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/v1/runner/connect`, { headers: { authorization: `Bearer ${credential}` } });
-      socket.on('unexpected-response', (_request, response) => {
-        resolve(response.statusCode ?? 0);
-        socket.terminate();
-      });
-      socket.on('open', () => {
-        resolve(101);
-        socket.close();
-      });
-      socket.on('error', (error) => {
-        if (!/closed before the connection/.test(error.message)) reject(error);
-      });
-    });
-  }
-
   beforeAll(async () => {
     database = await createProcessTestDatabase(kind);
     scratch = tempDir('lifecycle');
@@ -146,7 +128,7 @@ describe.each(DATABASES)('runner lifecycle (%s)', (kind) => {
     expect((await api('POST', `${ORG}/pods`, { agent_slug: 'shell', runner_id: runner.runnerId, agentfile_layer: 'PROMPT "true"' })).status).toBe(400);
 
     // Its credential is refused: a raw upgrade gets 401, and the runner started again stops at once.
-    expect(await upgradeStatus(identity(runner).credential)).toBe(401);
+    expect(await upgradeStatus(server.url, identity(runner).credential)).toBe(401);
     const again = await runDrover(['runner', '--server', server.url, '--work-dir', runner.workDir], { env: runnerEnv, timeoutMs: 20_000 });
     expect(again.code, again.stderr).toBe(78);
     expect(again.stderr).toMatch(/the server refused this runner's credential \(HTTP 401: the runner credential is not valid\); not reconnecting/);
@@ -166,7 +148,7 @@ describe.each(DATABASES)('runner lifecycle (%s)', (kind) => {
     expect(fs.statSync(path.join(runner.workDir, 'runner.json')).mode & 0o777).toBe(0o600);
     expect(runner.stderr).toContain('received a new credential from the server');
     expect(runner.stderr).not.toContain(after);
-    expect(await upgradeStatus(before)).toBe(401);
+    expect(await upgradeStatus(server.url, before)).toBe(401);
 
     // The link it has goes on working.
     const key = await createPod(runner.runnerId, 'echo still-linked');

@@ -4,12 +4,13 @@ import { buildApp } from '../../src/app.ts';
 import type { DashboardAssets } from '../../src/api/routes/dashboard.ts';
 import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import type { StreamCaps } from '../../src/domain/auth/credential-streams.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import type { Quotas } from '../../src/domain/quotas/model.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import type { DatabaseKind, Store } from '../../src/store/db.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
-import { createTestStore } from './databases.ts';
+import { createTestStore, type TestDatabase } from './databases.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -17,6 +18,8 @@ export interface TestApp {
   kind: DatabaseKind;
   app: FastifyInstance;
   store: Store;
+  /** The database under `store`: `database.open()` gives another store on it (a second replica). */
+  database: TestDatabase;
   ctx: DomainContext;
   /** The app's secret box (a random key per test app), to read encrypted columns. */
   secrets: SecretBox;
@@ -52,10 +55,12 @@ export interface TestAppOptions {
   quotas?: Quotas;
   /** The dashboard's assets, served at `/` (default: no dashboard). */
   dashboard?: DashboardAssets;
+  /** Concurrent streams per key and per organization (default: the app's, 20 and 500). */
+  streamCaps?: StreamCaps;
 }
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
-  const { store, cleanup } = await createTestStore(kind);
+  const { store, database, cleanup } = await createTestStore(kind);
   const now = options.now ?? Date.now;
   const secrets = new SecretBox(crypto.randomBytes(32));
   const { providerTimeoutMs, logger, quotas } = options;
@@ -73,6 +78,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     logger,
     quotas,
     dashboard: options.dashboard,
+    streamCaps: options.streamCaps,
   });
   // The app's own context: domain calls made by a test (revoking a key, say) reach the app as
   // they would from a route.
@@ -91,6 +97,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     kind,
     app,
     store,
+    database,
     ctx,
     secrets,
     org,

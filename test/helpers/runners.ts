@@ -1,3 +1,4 @@
+import WebSocket from 'ws';
 import type { Store } from '../../src/store/db.ts';
 import type { RunnersTable } from '../../src/store/schema-runners.ts';
 
@@ -33,4 +34,22 @@ export async function insertRunner(store: Store, orgId: number, overrides: Runne
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
+}
+
+/** What the server at `baseUrl` answers a runner link's WebSocket upgrade with this credential: 101 (a link) or the HTTP status. */
+export function upgradeStatus(baseUrl: string, credential: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/v1/runner/connect`, { headers: { authorization: `Bearer ${credential}` } });
+    socket.on('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.on('open', () => {
+      resolve(101);
+      socket.close();
+    });
+    socket.on('error', (error) => {
+      if (!/closed before the connection/.test(error.message)) reject(error);
+    });
+  });
 }

@@ -72,3 +72,19 @@ export function parsed(message: SseMessage): ParsedEvent {
   if (kinds.length !== 1 || kinds[0] !== event.type.split('.')[0]) throw new Error(`event data ${JSON.stringify(event.data).slice(0, 200)} is not {"${event.type.split('.')[0]}": …}`);
   return { ...event, data: event.data[kinds[0]] };
 }
+
+/** The contract's bound: a stream closes within 5 s of its credential ending (docs/events.md, "Streams end with their credential"). */
+export const CLOSE_WITHIN_MS = 5_000;
+
+/** Resolves when the server has ended `stream`; fails if that takes longer than `ms`. */
+export async function closesWithin(stream: OpenStream, ms = CLOSE_WITHIN_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`the stream was still open ${ms} ms after its credential ended`)), ms);
+  });
+  try {
+    await Promise.race([stream.ended, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

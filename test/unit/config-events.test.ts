@@ -1,6 +1,7 @@
 /**
  * DROVER_EVENT_RETENTION_HOURS (contract §11 "Resume"): hours, default 24, fractions allowed (a
  * test keeps events for seconds); anything else stops the start with a message naming the variable.
+ * The stream caps (docs/api.md, "Stream caps"): integers, 0 lifts one.
  */
 import { describe, expect, it } from 'vitest';
 import { loadServerConfig } from '../../src/config.ts';
@@ -19,5 +20,20 @@ describe('DROVER_EVENT_RETENTION_HOURS', () => {
 
   it.each(['0', '-1', 'abc', '1e3', '24h', 'Infinity'])('%j → the start fails naming the variable', (raw) => {
     expect(() => loadServerConfig({}, { DROVER_EVENT_RETENTION_HOURS: raw })).toThrow(`DROVER_EVENT_RETENTION_HOURS must be a positive number of hours, got "${raw}"`);
+  });
+});
+
+describe('DROVER_MAX_STREAMS_PER_KEY, DROVER_MAX_STREAMS_PER_ORG', () => {
+  it('default to 20 and 500; 0 lifts a cap', () => {
+    expect(loadServerConfig({}, {}).streamCaps).toEqual({ perCredential: 20, perOrg: 500 });
+    expect(loadServerConfig({}, { DROVER_MAX_STREAMS_PER_KEY: '0', DROVER_MAX_STREAMS_PER_ORG: '50' }).streamCaps).toEqual({ perCredential: 0, perOrg: 50 });
+  });
+
+  it.each([
+    ['DROVER_MAX_STREAMS_PER_KEY', '-1'],
+    ['DROVER_MAX_STREAMS_PER_KEY', '2.5'],
+    ['DROVER_MAX_STREAMS_PER_ORG', 'many'],
+  ])('%s=%j → the start fails naming the variable', (name, raw) => {
+    expect(() => loadServerConfig({}, { [name]: raw })).toThrow(`${name} must be an integer >= 0, got "${raw}"`);
   });
 });

@@ -34,7 +34,8 @@ export function presentedKey(request: FastifyRequest): string | null {
 /**
  * The order of checks of contract §1, for every route under /orgs/{org}:
  * 401 (no, unknown, expired or revoked key) → 429 → 404 (unknown or foreign org) → 403 (scope).
- * A client address over its limit of failed authentications is 429 before anything else.
+ * A key refused from a client address over its limit of failed authentications is 429 rather than
+ * 401; a key that verifies is never refused for its address.
  * It runs on onRequest, before the body is read, so 400s come after all of these.
  */
 export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Authenticator; limits: RateLimits }): void {

@@ -55,10 +55,21 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   return reply.code(ERROR_STATUS[error.code]).type('application/json').send(toErrorBody(error, request.id));
 }
 
+/**
+ * Only a fault of the server (INTERNAL: an unexpected error) is an error-level line, with its stack.
+ * Any other 5xx is an answer the server chose (no runner offers the agent, a Git provider failed,
+ * shutting down): one warn line with its code and no stack. A 4xx is the client's doing: the
+ * request line (info) says it. See docs/decisions.md, "Log levels".
+ */
+function logFailure(request: FastifyRequest, error: Error, answer: AppError): void {
+  if (answer.code === 'INTERNAL') request.log.error({ err: error, reqId: request.id }, 'request failed');
+  else if (answer.status >= 500) request.log.warn({ reqId: request.id, code: answer.code, error: answer.message }, 'request refused');
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
+    logFailure(request, error, appError);
     return sendError(reply, request, appError);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -25,8 +25,8 @@ export interface RateLimits {
   /** After authentication: 429 once the key has used its minute (nothing to wait for when the limit is off). */
   perKey(request: FastifyRequest, keyId: number): Promise<void> | undefined;
   /**
-   * Before authentication: 429 while the client address is over its failure limit, decided from
-   * memory (no lookup, no promise), so a flood of bad credentials costs the database nothing.
+   * After a credential was refused: 429 while the client address is over its failure limit,
+   * decided from memory (no lookup, no promise).
    */
   refuseIfBlocked(request: FastifyRequest): void;
   /** An authentication failed: counted against the client address. */
@@ -110,14 +110,19 @@ export async function registerRateLimits(app: FastifyInstance, store: Store, set
 }
 
 /**
- * Runs `authenticate`; a credential it refuses (401 INVALID_API_KEY) counts as a failure of the
- * client address. A missing credential costs no lookup and is not counted.
+ * Runs `authenticate`. A credential that verifies is let through whatever else came from its
+ * address: a pod (or anyone) sharing the address cannot lock other clients out by failing
+ * (docs/api.md, "Rate limits"). One it refuses (401 INVALID_API_KEY) is 429 while the address is
+ * over its failure limit, and otherwise counts as a failure of the address. A missing credential
+ * costs no lookup and is not counted.
  */
 export function countingFailures<T>(limits: RateLimits, request: FastifyRequest, authenticate: () => Promise<T>): Promise<T> {
-  limits.refuseIfBlocked(request);
-  // A rejection handler rather than an async wrapper: the request path gains no promise of its own.
+  // A rejection handler rather than an async wrapper: a credential that verifies pays nothing here.
   return authenticate().catch(async (error: unknown) => {
-    if (error instanceof AppError && error.code === 'INVALID_API_KEY') await limits.authFailed(request);
+    if (error instanceof AppError && error.code === 'INVALID_API_KEY') {
+      limits.refuseIfBlocked(request);
+      await limits.authFailed(request);
+    }
     throw error;
   });
 }

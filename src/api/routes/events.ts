@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { grants, type Scope } from '../../domain/auth/scopes.ts';
 import { canonicalSlug } from '../../domain/tickets/model.ts';
 import type { EventHub } from '../../events/hub.ts';
@@ -6,6 +7,7 @@ import type { PodOutputSignals } from '../../events/output-signals.ts';
 import { streamPodOutput } from '../../events/output-stream.ts';
 import { getPod } from '../../domain/pods/service.ts';
 import type { DomainContext } from '../../domain/context.ts';
+import type { CredentialStreams } from '../../domain/auth/credential-streams.ts';
 import { EVENT_SCOPES, EVENT_TYPES, expandTypes, type EventType } from '../../events/types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import type { EventRow } from '../../store/schema.ts';
@@ -22,6 +24,8 @@ export interface EventRouteOptions {
   outputSignals: PodOutputSignals;
   keepaliveMs: number;
   streams: Set<SseStream>;
+  /** Caps the streams per credential and organization, and ends them when their credential stops working. */
+  credentialStreams: CredentialStreams;
 }
 
 /** The types asked for (all the key may receive when none), or 400 / 403. */
@@ -38,6 +42,10 @@ function chosenTypes(raw: string | undefined, scopes: readonly string[]): Set<Ev
 
 export const eventRoutes = (options: EventRouteOptions): FastifyPluginAsyncTypebox =>
   async function events(app) {
+    /** An SSE answer held by the request's credential: 429 TOO_MANY_STREAMS beyond the caps, ended with the credential. */
+    const openStream = (request: FastifyRequest, reply: FastifyReply): SseStream =>
+      options.credentialStreams.open(request.principal, () => openSse(request, reply, options.keepaliveMs, options.streams));
+
     app.get(
       '/events',
       {
@@ -74,7 +82,7 @@ export const eventRoutes = (options: EventRouteOptions): FastifyPluginAsyncTypeb
           (query.pod_key === undefined || event.pod_key === query.pod_key) &&
           (query.loop_slug === undefined || event.loop_slug === query.loop_slug) &&
           (ticketSlug === undefined || event.ticket_slug === ticketSlug);
-        const stream = openSse(request, reply, options.keepaliveMs, options.streams);
+        const stream = openStream(request, reply);
         try {
           const subscriber = {
             filterKey: JSON.stringify([[...types].sort(), query.channel_id, query.pod_key, query.loop_slug, ticketSlug]),
@@ -114,7 +122,7 @@ export const eventRoutes = (options: EventRouteOptions): FastifyPluginAsyncTypeb
       },
       async (request, reply) => {
         const pod = await getPod(options.ctx, request.principal.org.id, request.params.key);
-        const stream = openSse(request, reply, options.keepaliveMs, options.streams);
+        const stream = openStream(request, reply);
         try {
           await streamPodOutput(options.ctx.store, options.outputSignals, pod, request.query.offset ?? 0, {
             write: (frame) => stream.write(frame),

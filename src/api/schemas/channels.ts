@@ -14,7 +14,13 @@ import { Limit, NonBlank, Nullable, OrgParams, QueryBoolean, Text, Timestamp } f
 /** Ids bounded to what a JSON number holds exactly, so a huge id is a 400 rather than a database error. */
 const RowId = (description?: string) =>
   Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...(description === undefined ? {} : { description }) });
-const Name = NonBlank({ minLength: CHANNEL_NAME_MIN, maxLength: CHANNEL_NAME_MAX });
+const Name = NonBlank({
+  minLength: CHANNEL_NAME_MIN,
+  maxLength: CHANNEL_NAME_MAX,
+  description:
+    'Stored NFKC-normalized and trimmed, and unique per organization in that form ignoring case (`ſecret`, `ｓecret` and `Secret ` are `secret`); ' +
+    'control, format and other invisible characters (Unicode Cc, Cf, Zl, Zp, default-ignorable) are refused, and the normalized name must still be 2 to 100 characters',
+});
 const Description = Text({ maxLength: MAX_DESCRIPTION });
 const Document = Text({
   maxLength: MAX_DOCUMENT,

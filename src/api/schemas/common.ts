@@ -78,7 +78,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'A state conflict (the code says which)',
   413: 'PAYLOAD_TOO_LARGE: the body is larger than 1 MiB',
   415: 'UNSUPPORTED_MEDIA_TYPE: a body not sent as application/json',
-  429: 'RATE_LIMITED: too many requests for this key; retry after Retry-After seconds',
+  429: 'RATE_LIMITED: too many requests for this key; QUOTA_EXCEEDED: an organization quota (the message names it); TOO_MANY_STREAMS (event and output streams): the key or pod token already holds 20 open streams, or its organization 500; retry after Retry-After seconds',
   500: 'INTERNAL: an unexpected failure; the request id identifies it in the server log',
   502: 'PROVIDER_ERROR: the Git provider failed or timed out',
   503: 'NO_AVAILABLE_RUNNER: no runner of the organization offers the agent',

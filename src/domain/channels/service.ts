@@ -11,7 +11,7 @@ import { recordEvent } from '../../events/writer.ts';
 import type { DomainContext } from '../context.ts';
 import { channelView, messageView } from './view.ts';
 import { canonicalSlug } from '../tickets/model.ts';
-import { MAX_CONTENT, channelNameKey, type MessageAuthor } from './model.ts';
+import { MAX_CONTENT, channelNameKey, normalizeChannelName, type MessageAuthor } from './model.ts';
 
 export interface CreateChannelInput {
   name: string;
@@ -52,12 +52,13 @@ const channelSubjects = (channel: ChannelRow) => ({ channel_id: channel.id, tick
 /** The unique index on (org_id, name_key) is the one arbiter of name clashes, races included. */
 function rethrowNameTaken(error: unknown, name: string | undefined): never {
   if (name !== undefined && isUniqueViolation(error)) {
-    throw new AppError('ALREADY_EXISTS', `a channel named "${name}" already exists (names are unique ignoring case)`);
+    throw new AppError('ALREADY_EXISTS', `a channel named "${name}" already exists (names are unique ignoring case and Unicode compatibility forms)`);
   }
   throw error;
 }
 
 export async function createChannel(ctx: DomainContext, orgId: number, input: CreateChannelInput): Promise<ChannelRow> {
+  const name = normalizeChannelName(input.name);
   try {
     return await ctx.store.transaction(async (trx) => {
       if (input.repository_id !== undefined && !(await findRepository(trx, orgId, input.repository_id))) {
@@ -72,8 +73,8 @@ export async function createChannel(ctx: DomainContext, orgId: number, input: Cr
       const now = ctx.now();
       const created = await channels.insertChannel(trx, {
         org_id: orgId,
-        name: input.name,
-        name_key: channelNameKey(input.name),
+        name,
+        name_key: channelNameKey(name),
         description: input.description ?? null,
         repository_id: input.repository_id ?? null,
         ticket_slug: ticketSlug,
@@ -86,7 +87,7 @@ export async function createChannel(ctx: DomainContext, orgId: number, input: Cr
       return created;
     });
   } catch (error) {
-    rethrowNameTaken(error, input.name);
+    rethrowNameTaken(error, name);
   }
 }
 
@@ -106,13 +107,14 @@ export async function listChannels(ctx: DomainContext, orgId: number, input: Lis
 
 /** Only the given fields change; archived channels may be renamed, edited and unarchived. */
 export async function updateChannel(ctx: DomainContext, orgId: number, id: number, input: UpdateChannelInput): Promise<ChannelRow> {
+  const name = input.name === undefined ? undefined : normalizeChannelName(input.name);
   try {
     return await ctx.store.transaction(async (trx) => {
       const channel = await requireChannel(trx, orgId, id);
       const patch: ChannelUpdate = {};
-      if (input.name !== undefined) {
-        patch.name = input.name;
-        patch.name_key = channelNameKey(input.name);
+      if (name !== undefined) {
+        patch.name = name;
+        patch.name_key = channelNameKey(name);
       }
       if (input.description !== undefined) patch.description = input.description;
       if (input.document !== undefined) patch.document = input.document;
@@ -124,7 +126,7 @@ export async function updateChannel(ctx: DomainContext, orgId: number, id: numbe
       return updated;
     });
   } catch (error) {
-    rethrowNameTaken(error, input.name);
+    rethrowNameTaken(error, name);
   }
 }
 

@@ -3,6 +3,7 @@ import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index
 import { followOutput } from '../../../client/sse.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
+import { RAW_OPTION, podOutputPrinter, showPodOutput } from '../terminal.ts';
 
 export const POD_STATUSES = ['initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'] as const;
 
@@ -17,12 +18,13 @@ export const podColumns: Column<Schemas['PodListItem'] | Schemas['RunnerPodItem'
 
 /**
  * Streams a pod's output to stdout until its `end` event (contract §11) and answers the end. With
- * --json each event is one JSON line.
+ * --json each event is one JSON line. Terminal control sequences are taken out unless `raw`.
  */
-async function streamOutput(ctx: CommandContext, client: DroverClient, key: string, offset = 0): Promise<{ status: string; exit_code: number | null } | null> {
+async function streamOutput(ctx: CommandContext, client: DroverClient, key: string, offset: number, raw: boolean): Promise<{ status: string; exit_code: number | null } | null> {
   const retry = (reason: string, ms: number) => ctx.err.write(`drover: ${reason}; reconnecting in ${ms / 1000} s\n`);
+  const print = podOutputPrinter(ctx, raw);
   for await (const event of followOutput(client, key, { offset, signal: ctx.signal, onRetry: retry })) {
-    if (event.type === 'output') ctx.out.write(ctx.json ? `${JSON.stringify({ offset: event.offset, data: event.data })}\n` : event.data);
+    if (event.type === 'output') print(event);
     else {
       if (ctx.json) ctx.out.write(`${JSON.stringify({ end: { status: event.status, exit_code: event.exit_code } })}\n`);
       return event;
@@ -82,6 +84,7 @@ export const podCommands: Command[] = [
       ticket: { type: 'string', value: 'SLUG', description: 'link a ticket' },
       alias: { type: 'string', value: 'NAME', description: 'a display name' },
       follow: { type: 'boolean', short: 'f', description: 'stream the output; exit with the agent\'s exit code' },
+      raw: RAW_OPTION,
     },
     notes: [`With --follow the exit code is the agent's; ${EXIT.NOT_COMPLETED} when the pod ended without one (terminated, failed to start).`],
     examples: ["drover pods run --agent shell --prompt 'echo hi' --follow", 'drover pods run --agent claude-code --prompt - --runner 2 < task.md'],
@@ -102,7 +105,7 @@ export const podCommands: Command[] = [
       if (!read.flag(p, 'follow')) return show(ctx, created, (d) => record(d.pod));
       if (ctx.json) ctx.out.write(`${created.raw}\n`);
       else ctx.err.write(`pod ${created.data.pod.pod_key} ${created.data.pod.status}\n`);
-      const end = await streamOutput(ctx, client, created.data.pod.pod_key);
+      const end = await streamOutput(ctx, client, created.data.pod.pod_key, 0, read.flag(p, 'raw'));
       if (!end) return EXIT.NOT_COMPLETED;
       if (!ctx.json) ctx.err.write(`pod ${created.data.pod.pod_key} ${end.status}${end.exit_code === null ? '' : ` (exit code ${end.exit_code})`}\n`);
       return end.exit_code ?? (end.status === 'completed' ? EXIT.OK : EXIT.NOT_COMPLETED);
@@ -115,6 +118,7 @@ export const podCommands: Command[] = [
     options: {
       follow: { type: 'boolean', short: 'f', description: 'keep printing new output until the pod ends' },
       tail: { type: 'string', value: 'BYTES', description: 'only the last BYTES bytes' },
+      raw: RAW_OPTION,
     },
     examples: ['drover pods logs p-1a2b3c4d5e6f7g', 'drover pods logs p-1a2b3c4d5e6f7g -f'],
     async run(ctx, p) {
@@ -127,10 +131,10 @@ export const podCommands: Command[] = [
           const { data } = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}/output`, { params: { path: { ...client.path, key }, query: { tail_bytes: 1 } } }));
           offset = Math.max(0, data.total_bytes - tail);
         }
-        return (await streamOutput(ctx, client, key, offset)) ? EXIT.OK : EXIT.NOT_COMPLETED;
+        return (await streamOutput(ctx, client, key, offset, read.flag(p, 'raw'))) ? EXIT.OK : EXIT.NOT_COMPLETED;
       }
       const answer = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}/output`, { params: { path: { ...client.path, key }, query: defined({ tail_bytes: tail }) } }));
-      show(ctx, answer, (d) => d.output);
+      showPodOutput(ctx, answer, read.flag(p, 'raw'));
     },
   },
   {
