@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { MAX_LINE_CHARS, parseTranscript, patchEdits, transcriptFormat, transcriptParser, type TranscriptFormat } from '../../src/agents/transcript/index.ts';
+import { MAX_LINE_CHARS, changedLines, parseTranscript, patchEdits, transcriptFormat, transcriptParser, type TranscriptFormat } from '../../src/agents/transcript/index.ts';
 import { codexCommand } from '../../src/agents/transcript/codex.ts';
 
 const lines = (...events: unknown[]) => events.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join('\n') + '\n';
@@ -231,6 +231,14 @@ describe('apply_patch patches', () => {
     const entries = parseTranscript('claude-code', lines({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'p', name: 'apply_patch', input: { patchText: patch } }] } }));
     expect(entries[0].text).toBe('apply_patch docs/new.md, old.txt, src/b.ts');
   });
+});
+
+it('changedLines: the lines an edit changes, without those the old and new text share at both ends', () => {
+  expect(changedLines({ old_text: 'a\nb\nc\nd\n', new_text: 'a\nB\nc\nd\n' })).toEqual({ removed: ['b'], added: ['B'] });
+  expect(changedLines({ old_text: null, new_text: 'one\ntwo\n' })).toEqual({ removed: [], added: ['one', 'two'] });
+  expect(changedLines({ old_text: 'x\ny', new_text: 'x\ny\nz' })).toEqual({ removed: [], added: ['z'] });
+  expect(changedLines({ old_text: 'same', new_text: 'same' })).toEqual({ removed: [], added: [] });
+  expect(changedLines({ old_text: 'gone\n', new_text: null })).toEqual({ removed: ['gone'], added: [] });
 });
 
 it('the parsers bundle for a browser (no Node-only imports), so the dashboard can read transcripts itself', async () => {

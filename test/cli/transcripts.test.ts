@@ -127,6 +127,10 @@ describe.each(DATABASES)('transcripts in the command line client (%s)', (kind) =
     expect(followed.code, followed.stderr).toBe(0);
     expect(followed.stdout).toBe(pretty.stdout);
 
+    // --tail BYTES: the entries of the output's last BYTES bytes (the last event lines: the final text and the end).
+    const tail = await cli(['pods', 'logs', podKey, '--pretty', '--tail', String(Buffer.byteLength(CLAUDE.split('\n').slice(-3).join('\n')))]);
+    expect(tail.stdout).toBe('Done: wrote greeting.txt; missing.txt does not exist.\n· Finished (4 turns, $0.0242)\n');
+
     const json = await cli(['pods', 'logs', podKey, '--pretty', '--json']);
     expect(json.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual(parseTranscript('claude-code', CLAUDE));
   }, 120_000);

@@ -13,6 +13,7 @@ import { TRANSCRIPT_FORMATS, type TranscriptEntry, type TranscriptFormat, type T
 export * from './types.ts';
 export { MAX_LINE_CHARS, utf8Length } from './lines.ts';
 export { patchEdits } from './edits.ts';
+export { changedLines } from './diff.ts';
 
 const HANDLERS: Record<Exclude<TranscriptFormat, 'plain'>, EventHandler> = {
   'claude-code': claudeCodeEvent,

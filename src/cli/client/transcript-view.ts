@@ -4,7 +4,7 @@
  * that comes from the agent is stripped of terminal control sequences first: an agent must not be
  * able to move the cursor, retitle the terminal or hide lines in it.
  */
-import { TRANSCRIPT_FORMATS, transcriptFormat, transcriptParser, type FileEdit, type TranscriptEntry, type TranscriptFormat, type TranscriptParser } from '../../agents/transcript/index.ts';
+import { TRANSCRIPT_FORMATS, changedLines, transcriptFormat, transcriptParser, type FileEdit, type TranscriptEntry, type TranscriptFormat, type TranscriptParser } from '../../agents/transcript/index.ts';
 import { ORG_BASE, type DroverClient } from '../../client/index.ts';
 import { followOutput } from '../../client/sse.ts';
 import { UsageError, read, type CommandContext, type OptionSpec, type Output, type Parsed } from './framework.ts';
@@ -31,17 +31,6 @@ function fold(all: string[], max: number, keepEnd: boolean): { head: string[]; h
   const tail = keepEnd ? Math.floor(max / 2) : 0;
   const head = max - tail - 1;
   return { head: all.slice(0, head), hidden: all.length - head - tail, tail: tail === 0 ? [] : all.slice(-tail) };
-}
-
-/** The lines that differ: old and new with the lines they share at both ends left out. */
-function changedLines(oldText: string, newText: string): { removed: string[]; added: string[] } {
-  const before = oldText === '' ? [] : lines(oldText);
-  const after = newText === '' ? [] : lines(newText);
-  let start = 0;
-  while (start < before.length && start < after.length && before[start] === after[start]) start++;
-  let end = 0;
-  while (end < before.length - start && end < after.length - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end++;
-  return { removed: before.slice(start, before.length - end), added: after.slice(start, after.length - end) };
 }
 
 const CHANGE_WORDS: Record<FileEdit['change'], string> = { add: 'added', write: 'written', update: 'updated', delete: 'deleted' };
@@ -100,7 +89,7 @@ export class TranscriptView {
         this.write(`    ${stripControls(edit.path)} (${CHANGE_WORDS[edit.change]})`, 'dim');
         continue;
       }
-      const { removed, added } = changedLines(edit.old_text ?? '', edit.new_text ?? '');
+      const { removed, added } = changedLines(edit);
       this.write(`    ${stripControls(edit.path)} ${this.paint('green', `+${added.length}`)} ${this.paint('red', `-${removed.length}`)}`);
       const diff = [...removed.map((line) => ['-', line]), ...added.map((line) => ['+', line])];
       for (const [sign, line] of diff.slice(0, Math.max(0, budget))) this.write(`    ${sign} ${stripControls(line)}`, sign === '+' ? 'green' : 'red');
