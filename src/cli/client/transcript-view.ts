@@ -9,9 +9,21 @@ import { ORG_BASE, type DroverClient } from '../../client/index.ts';
 import { followOutput } from '../../client/sse.ts';
 import { UsageError, read, type CommandContext, type OptionSpec, type Output, type Parsed } from './framework.ts';
 
-/** CSI and OSC sequences, other escapes, and control characters other than tab and newline (C0, DEL, C1). */
-// eslint-disable-next-line no-control-regex
-const CONTROLS = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+/**
+ * Terminal control: CSI sequences (ESC [ or C1 CSI), OSC strings (window titles, hyperlinks),
+ * DCS/SOS/PM/APC strings, other escape sequences (ESC c resets the terminal), a lone ESC, and
+ * control characters other than tab and newline (C0, DEL, C1).
+ */
+const CONTROLS = new RegExp(
+  [
+    '(?:\\x1b\\[|\\x9b)[0-?]*[ -/]*[@-~]',
+    '(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)?',
+    '\\x1b[PX^_][^\\x1b\\x9c]*(?:\\x1b\\\\|\\x9c)?',
+    '\\x1b[ -/]*[0-~]',
+    '[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f]',
+  ].join('|'),
+  'g',
+);
 
 export const stripControls = (text: string): string => text.replace(CONTROLS, '');
 
@@ -19,6 +31,8 @@ export const stripControls = (text: string): string => text.replace(CONTROLS, ''
 const SHELL_LINES = 10;
 const TOOL_LINES = 3;
 const DIFF_LINES = 12;
+/** Status entries shown in a row (a stack trace on stderr is one a line); the rest of the run is counted. */
+const STATUS_RUN = 8;
 
 const STYLES = { bold: '1', dim: '2', red: '31', green: '32', cyan: '36' } as const;
 type Style = keyof typeof STYLES;
@@ -38,6 +52,10 @@ const CHANGE_WORDS: Record<FileEdit['change'], string> = { add: 'added', write: 
 export class TranscriptView {
   /** Calls of file tools: their results say nothing a reader needs unless they failed. */
   private readonly editCalls = new Set<number>();
+  private statusRun = 0;
+  /** Status entries left out of the current run, and the last of them (shown instead of a count when it is the only one). */
+  private hiddenCount = 0;
+  private lastHidden = '';
 
   constructor(
     private readonly out: Output,
@@ -62,12 +80,26 @@ export class TranscriptView {
     for (const entry of entries) this.entry(entry);
   }
 
+  /** The transcript has ended (or paused): says how many status lines were left out of the last run. */
+  flush(): void {
+    if (this.hiddenCount === 1) this.block('· ', this.lastHidden, 'dim');
+    else if (this.hiddenCount > 1) this.write(`· … ${this.hiddenCount} more lines`, 'dim');
+    this.statusRun = 0;
+    this.hiddenCount = 0;
+  }
+
   entry(entry: TranscriptEntry): void {
+    if (entry.kind !== 'status') this.flush();
     switch (entry.kind) {
       case 'text':
         return this.block('', entry.text);
       case 'status':
-        return this.block('· ', entry.text, 'dim');
+        if (++this.statusRun <= STATUS_RUN) this.block('· ', entry.text, 'dim');
+        else {
+          this.hiddenCount++;
+          this.lastHidden = entry.text;
+        }
+        return;
       case 'error':
         return this.block('✗ error: ', entry.text, 'red');
       case 'tool_call':
@@ -139,10 +171,14 @@ export async function podAgent(client: DroverClient, key: string): Promise<strin
   return (await client.call(client.api.GET(`${ORG_BASE}/pods/{key}`, { params: { path: { ...client.path, key } } }))).data.pod.agent_slug;
 }
 
-function viewOf(ctx: CommandContext): (entries: TranscriptEntry[]) => void {
+/** Shows entries as they come; `last` marks the end of the transcript. */
+function viewOf(ctx: CommandContext): (entries: TranscriptEntry[], last?: boolean) => void {
   if (ctx.json) return (entries) => entries.forEach((entry) => ctx.out.write(`${JSON.stringify(entry)}\n`));
   const view = new TranscriptView(ctx.out, (ctx.out as { isTTY?: boolean }).isTTY === true && !ctx.env.NO_COLOR);
-  return (entries) => view.show(entries);
+  return (entries, last = false) => {
+    view.show(entries);
+    if (last) view.flush();
+  };
 }
 
 /** `pods logs --pretty`: the transcript of the kept output (`tail` bytes of it: the entries of its last lines). */
@@ -152,8 +188,9 @@ export async function printTranscript(ctx: CommandContext, client: DroverClient,
   for (;;) {
     const query = { format, limit: 5000, ...(after === undefined ? {} : { after }) };
     const { data } = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}/transcript`, { params: { path: { ...client.path, key }, query } }));
-    show(tail === undefined ? data.entries : data.entries.filter((entry) => entry.seq >= data.total_bytes - tail));
-    if (!data.has_more || data.last_seq === null) return;
+    const last = !data.has_more || data.last_seq === null;
+    show(tail === undefined ? data.entries : data.entries.filter((entry) => entry.seq >= data.total_bytes - tail), last);
+    if (last || data.last_seq === null) return;
     after = data.last_seq;
   }
 }
@@ -170,7 +207,7 @@ export async function followTranscript(ctx: CommandContext, client: DroverClient
   let next = offset;
   for await (const event of followOutput(client, key, { offset, signal: ctx.signal, onRetry: retry })) {
     if (event.type === 'end') {
-      show(parser?.end() ?? []);
+      show(parser?.end() ?? [], true);
       return event;
     }
     if (parser === null || event.offset !== next) parser = transcriptParser(format, { offset: event.offset, midLine: event.offset > 0 });
