@@ -81,5 +81,8 @@ describe('the transcript view', () => {
     expect(shown.replace(own, '')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
     expect(shown).toContain('\x1b[31m  ✗ output\x1b[0m');
     expect(stripControls('tab\tand\nnewline stay')).toBe('tab\tand\nnewline stay');
+    // A title left open ends at its line: the next line is still shown.
+    expect(stripControls('one\x1b]0;open title\ntwo')).toBe('one\ntwo');
+    expect(stripControls('a\x90dcs string\x9cb')).toBe('ab');
   });
 });

@@ -11,14 +11,15 @@ import { UsageError, read, type CommandContext, type OptionSpec, type Output, ty
 
 /**
  * Terminal control: CSI sequences (ESC [ or C1 CSI), OSC strings (window titles, hyperlinks),
- * DCS/SOS/PM/APC strings, other escape sequences (ESC c resets the terminal), a lone ESC, and
- * control characters other than tab and newline (C0, DEL, C1).
+ * DCS/SOS/PM/APC strings (a string left open ends at the end of its line, so it cannot hide what
+ * follows), other escape sequences (ESC c resets the terminal), a lone ESC, and control characters
+ * other than tab and newline (C0, DEL, C1).
  */
 const CONTROLS = new RegExp(
   [
     '(?:\\x1b\\[|\\x9b)[0-?]*[ -/]*[@-~]',
-    '(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)?',
-    '\\x1b[PX^_][^\\x1b\\x9c]*(?:\\x1b\\\\|\\x9c)?',
+    '(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c\\n]*(?:\\x07|\\x1b\\\\|\\x9c)?',
+    '(?:\\x1b[PX^_]|[\\x90\\x98\\x9e\\x9f])[^\\x07\\x1b\\x9c\\n]*(?:\\x07|\\x1b\\\\|\\x9c)?',
     '\\x1b[ -/]*[0-~]',
     '[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f]',
   ].join('|'),
