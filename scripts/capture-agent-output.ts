@@ -8,11 +8,11 @@
  * Scenarios: `tool` (a shell tool call, then a final text), `resumed` (a second run continuing the
  * first one's session).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { agentEnvironment, buildInvocation, parseAgentOutput, type BuiltinAgentSlug } from '../src/agents/index.ts';
-import { MOCK_KEY_VARIABLES, REAL_AGENT_SLUGS, ensureAgentClis, writeAgentHome, type RealAgentSlug } from '../test/helpers/agent-clis.ts';
+import { parseAgentOutput } from '../src/agents/index.ts';
+import { REAL_AGENT_SLUGS, ensureAgentClis, writeAgentHome, type RealAgentSlug } from '../test/helpers/agent-clis.ts';
+import { runAgentCli } from '../test/helpers/agent-run.ts';
 import { startModelMock } from '../test/helpers/model-mocks/server.ts';
 
 const OUT = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'agent-output');
@@ -26,26 +26,10 @@ mock.script('recall', [{ text: 'The word was PAPAYA.' }]);
 const home = path.join(scratch, 'home');
 writeAgentHome(home, mock.url);
 
-function run(slug: RealAgentSlug, workspace: string, prompt: string, resumeSessionId: string | null): Promise<string> {
-  // Root may not bypass Claude Code's permissions; acceptEdits lets it write in the workspace.
-  const invocation = buildInvocation({ builtin: slug as BuiltinAgentSlug }, { prompt, workspace, resumeSessionId, ...(slug === 'claude-code' ? { permissionMode: 'acceptEdits' } : {}) });
-  const { env } = agentEnvironment({
-    runnerEnv: { PATH: `${clis.binDir}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, LANG: 'C.UTF-8' },
-    drover: { apiUrl: 'http://127.0.0.1:9', org: 'default', podKey: 'p-capture', podToken: 'drvpod_capture', workspace },
-    variables: { ANTHROPIC_BASE_URL: mock.url, GOOGLE_GEMINI_BASE_URL: mock.url, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' },
-    credentials: [MOCK_KEY_VARIABLES[slug]],
-    credentialValues: { [MOCK_KEY_VARIABLES[slug]]: 'mock-key-for-capture' },
-  });
-  return new Promise((resolve, reject) => {
-    const child = spawn(invocation.command, invocation.args, { cwd: workspace, env, stdio: [invocation.stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    if (invocation.stdin !== null) child.stdin!.end(invocation.stdin);
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${slug} exited with ${code}:\n${stderr}`))));
-  });
+async function run(slug: RealAgentSlug, workspace: string, prompt: string, resumeSessionId: string | null): Promise<string> {
+  const { code, stdout, stderr } = await runAgentCli({ slug, clis, mockUrl: mock.url, home, workspace, prompt, resumeSessionId });
+  if (code !== 0) throw new Error(`${slug} exited with ${code}:\n${stderr}`);
+  return stdout;
 }
 
 fs.mkdirSync(OUT, { recursive: true });

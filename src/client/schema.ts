@@ -602,6 +602,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/pods/{key}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's output read as what it did: its texts, tool calls with their results, errors */
+        get: operations["getPodTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/pods/{key}/terminate": {
         parameters: {
             query?: never;
@@ -3925,6 +3942,99 @@ export interface operations {
                     "application/json": {
                         output: string;
                         truncated: boolean;
+                        total_bytes: number;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getPodTranscript: {
+        parameters: {
+            query?: {
+                /** @description only the entries whose seq is greater (pass the last `last_seq`) */
+                after?: number;
+                /** @description default 1000, values above 5000 are clamped */
+                limit?: number;
+                /** @description read the output as this format instead of the pod's agent's (e.g. a `shell` pod whose script runs `claude -p --output-format stream-json`) */
+                format?: "claude-code" | "codex" | "gemini-cli" | "opencode" | "plain";
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            /** @description increasing and stable, not consecutive: the byte offset in the output of the line the entry comes from, plus its place in that line */
+                            seq: number;
+                            /** @enum {unknown} */
+                            kind: "text" | "tool_call" | "tool_result" | "error" | "status";
+                            /** @description the message; a tool call's one-line title (`$ <command>` for shell tools); a result's output */
+                            text: string;
+                            tool: {
+                                /** @description the tool's name as the agent calls it */
+                                name: string;
+                                /** @description the arguments as the agent gave them (calls); null on results */
+                                input: unknown;
+                                /** @description what the tool returned (results); null on calls */
+                                output: string | null;
+                                /** @description the tool failed (as the agent reports it; a shell command that exited non-zero where its exit code is known) */
+                                is_error: boolean;
+                                /** @description on a result: the seq of its call; null on calls and when the call is no longer in the kept output */
+                                call_seq: number | null;
+                                /** @description shell tools: the command line (on the call and on its result) */
+                                command: string | null;
+                                /** @description file tools (calls only): what the call changes, enough to show it as a diff */
+                                edits: {
+                                    path: string;
+                                    /**
+                                     * @description `add` (a new file), `write` (the whole file written), `update` (`old_text` replaced by `new_text`), `delete`
+                                     * @enum {unknown}
+                                     */
+                                    change: "add" | "write" | "update" | "delete";
+                                    /** @description the text replaced (`update`); null where the output does not carry it */
+                                    old_text: string | null;
+                                    /** @description the new text (`add`, `write`, `update`); null where the output does not carry it (Codex) */
+                                    new_text: string | null;
+                                }[] | null;
+                            } | null;
+                        }[];
+                        /**
+                         * @description the format the output was read as
+                         * @enum {unknown}
+                         */
+                        format: "claude-code" | "codex" | "gemini-cli" | "opencode" | "plain";
+                        /** @description the seq of the last entry returned (the `after` given when none is); pass it as `after` to get what follows */
+                        last_seq: number | null;
+                        /** @description more entries are there already (the page reached `limit`) */
+                        has_more: boolean;
+                        /** @description the page size used */
+                        limit: number;
+                        /** @description the pod has ended: the transcript will not grow */
+                        complete: boolean;
+                        /** @description the kept output (the last 1 MiB) does not reach back to the start: earlier entries are gone */
+                        truncated: boolean;
+                        /** @description bytes of output the pod has written */
                         total_bytes: number;
                     };
                 };

@@ -3,8 +3,10 @@ import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
 import { podListItem, podView as podDetail } from '../../domain/pods/view.ts';
 import * as service from '../../domain/pods/service.ts';
+import { readTranscript } from '../../domain/pods/transcript.ts';
 import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
 import * as s from '../schemas/pods.ts';
+import { Transcript, TranscriptQuery } from '../schemas/transcripts.ts';
 
 const tags = ['Pods'];
 
@@ -40,6 +42,18 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         schema: { tags, operationId: 'getPodOutput', summary: "The agent's combined output (the last 1 MiB is kept)", params: s.PodParams, querystring: s.OutputQuery, response: { 200: Type.Object({ output: Type.String(), truncated: Type.Boolean(), total_bytes: Type.Integer() }), ...errorResponses() } },
       },
       async (request) => service.readOutput(ctx, request.principal.org.id, request.params.key, request.query.tail_bytes),
+    );
+
+    app.get(
+      '/pods/:key/transcript',
+      {
+        config: { scope: 'pods:read' },
+        schema: { tags, operationId: 'getPodTranscript', summary: "The agent's output read as what it did: its texts, tool calls with their results, errors", params: s.PodParams, querystring: TranscriptQuery, response: { 200: Transcript, ...errorResponses() } },
+      },
+      async (request) => {
+        const { after, limit, format } = request.query;
+        return readTranscript(ctx, request.principal.org.id, request.params.key, { after, limit: clampLimit(limit ?? 1000, 5000), format });
+      },
     );
 
     app.post(

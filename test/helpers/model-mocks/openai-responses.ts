@@ -43,6 +43,12 @@ function outputItem(turn: Turn | null, tools: string[], id: string): Record<stri
     const [namespace, inner] = name.includes(NAMESPACED) ? name.split(NAMESPACED) : [null, name];
     return { type: 'function_call', id: `fc_${id}`, call_id: `call_${id}`, ...(namespace ? { namespace } : {}), name: inner, arguments: JSON.stringify(turn.mcp.input), status: 'completed' };
   }
+  if ('write' in turn && tools.includes('apply_patch')) {
+    // Offered (to the models Codex knows) as a freeform tool: the call's input is the patch itself.
+    const added = turn.write.content.replace(/\n$/, '').split('\n').map((line) => `+${line}\n`).join('');
+    const patch = `*** Begin Patch\n*** Add File: ${turn.write.path}\n${added}*** End Patch\n`;
+    return { type: 'custom_tool_call', id: `ctc_${id}`, call_id: `call_${id}`, name: 'apply_patch', input: patch, status: 'completed' };
+  }
   const command = 'shell' in turn ? turn.shell : `cat > '${turn.write.path}' <<'MOCK_EOF'\n${turn.write.content}\nMOCK_EOF`;
   const name = pickTool(tools, ['exec_command', 'shell', 'shell_command']);
   const args = name === 'exec_command' ? { cmd: command } : name === 'shell' ? { command: ['bash', '-lc', command] } : { command };

@@ -30,7 +30,19 @@ export type Turn =
    */
   | { mcp: { server: string; name: string; input: Record<string, unknown> } };
 
-export type Script = readonly Turn[];
+/**
+ * The model API refuses the request with this HTTP status and message, in an error body every
+ * wire format's clients read (`{type: "error", error: {type, code, status, message}}`). Use a
+ * status the CLIs do not retry (400), so they report the error at once.
+ */
+export interface ModelFailure {
+  fail: { status: number; message: string };
+}
+
+/** One step of a script: an answer, or a refusal. */
+export type ScriptStep = Turn | ModelFailure;
+
+export type Script = readonly ScriptStep[];
 
 /** The built-in scripts; tests add their own with `MockServer.script(name, turns)`. */
 export const DEFAULT_SCRIPTS: Record<string, Script> = {
@@ -77,7 +89,7 @@ export function scriptName(conversation: Conversation): { name: string; anchor: 
 }
 
 /** Which turn of which script answers this request, or `null` for a side request. */
-export function chooseTurn(conversation: Conversation, scripts: Record<string, Script>): { script: string; index: number; turn: Turn } | null {
+export function chooseTurn(conversation: Conversation, scripts: Record<string, Script>): { script: string; index: number; turn: ScriptStep } | null {
   if (conversation.tools.length === 0) return null;
   const { name, anchor } = scriptName(conversation);
   const script = scripts[name] ?? scripts.default;

@@ -11,7 +11,7 @@ import { anthropic } from './anthropic.ts';
 import { gemini } from './gemini.ts';
 import { openaiChat } from './openai-chat.ts';
 import { openaiResponses } from './openai-responses.ts';
-import { DEFAULT_SCRIPTS, chooseTurn, scriptName, type Conversation, type MockUsage, type Script } from './script.ts';
+import { DEFAULT_SCRIPTS, chooseTurn, scriptName, type Conversation, type MockUsage, type Script, type Turn } from './script.ts';
 import type { MockReply, WireFormat } from './wire.ts';
 
 const FORMATS: readonly WireFormat[] = [anthropic, openaiResponses, gemini, openaiChat];
@@ -32,7 +32,7 @@ export interface MockRequest {
   usage: MockUsage | null;
   /** The credential the request carried (x-api-key, x-goog-api-key, Bearer or ?key=), or null. */
   apiKey: string | null;
-  /** Answered 401: it lacked `requiredKey`. */
+  /** Answered with an error: 401 (it lacked `requiredKey`), or a script's `fail` step. */
   refused: boolean;
 }
 
@@ -101,9 +101,16 @@ export async function startModelMock(): Promise<ModelMock> {
       }
       const chosen = chooseTurn(conversation, scripts);
       const id = `${Date.now().toString(36)}${(++counter).toString(36)}`;
+      if (chosen && 'fail' in chosen.turn) {
+        const { status, message } = chosen.turn.fail;
+        requests.push({ format: format.name, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, conversation, script: chosen.script, marker: scriptName(conversation).name, turnIndex: chosen.index, usage: null, apiKey, refused: true });
+        write(res, status, { type: 'error', error: { type: 'invalid_request_error', code: status, status: 'INVALID_ARGUMENT', message } });
+        return;
+      }
+      const turn = chosen?.turn as Turn | undefined;
       let reply: MockReply;
       try {
-        reply = format.respond({ pathname: url.pathname, search: url.search, body, turn: chosen?.turn ?? null, turnIndex: chosen?.index ?? null, id });
+        reply = format.respond({ pathname: url.pathname, search: url.search, body, turn: turn ?? null, turnIndex: chosen?.index ?? null, id });
       } catch (error) {
         // Kept, so a test can say what the CLI offered when the script asked for something else.
         requests.push({ format: format.name, method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, conversation, script: null, marker: scriptName(conversation).name, turnIndex: null, usage: null, apiKey, refused: true });

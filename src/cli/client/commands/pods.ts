@@ -3,7 +3,8 @@ import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index
 import { followOutput } from '../../../client/sse.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
-import { RAW_OPTION, podOutputPrinter, showPodOutput } from '../terminal.ts';
+import { podOutputPrinter, showPodOutput } from '../terminal.ts';
+import { followTranscript, podAgent, printTranscript, transcriptOptions, transcriptWanted } from '../transcript-view.ts';
 
 export const POD_STATUSES = ['initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'] as const;
 
@@ -84,9 +85,12 @@ export const podCommands: Command[] = [
       ticket: { type: 'string', value: 'SLUG', description: 'link a ticket' },
       alias: { type: 'string', value: 'NAME', description: 'a display name' },
       follow: { type: 'boolean', short: 'f', description: 'stream the output; exit with the agent\'s exit code' },
-      raw: RAW_OPTION,
+      ...transcriptOptions,
     },
-    notes: [`With --follow the exit code is the agent's; ${EXIT.NOT_COMPLETED} when the pod ended without one (terminated, failed to start).`],
+    notes: [
+      `With --follow the exit code is the agent's; ${EXIT.NOT_COMPLETED} when the pod ended without one (terminated, failed to start).`,
+      'On a terminal, --follow shows the transcript of claude-code, codex, gemini-cli and opencode pods (--raw: the output as printed).',
+    ],
     examples: ["drover pods run --agent shell --prompt 'echo hi' --follow", 'drover pods run --agent claude-code --prompt - --runner 2 < task.md'],
     async run(ctx, p) {
       const client = ctx.client();
@@ -105,9 +109,11 @@ export const podCommands: Command[] = [
       if (!read.flag(p, 'follow')) return show(ctx, created, (d) => record(d.pod));
       if (ctx.json) ctx.out.write(`${created.raw}\n`);
       else ctx.err.write(`pod ${created.data.pod.pod_key} ${created.data.pod.status}\n`);
-      const end = await streamOutput(ctx, client, created.data.pod.pod_key, 0, read.flag(p, 'raw'));
+      const key = created.data.pod.pod_key;
+      const format = await transcriptWanted(ctx, p, async () => agent);
+      const end = format ? await followTranscript(ctx, client, key, format) : await streamOutput(ctx, client, key, 0, read.flag(p, 'raw'));
       if (!end) return EXIT.NOT_COMPLETED;
-      if (!ctx.json) ctx.err.write(`pod ${created.data.pod.pod_key} ${end.status}${end.exit_code === null ? '' : ` (exit code ${end.exit_code})`}\n`);
+      if (!ctx.json) ctx.err.write(`pod ${key} ${end.status}${end.exit_code === null ? '' : ` (exit code ${end.exit_code})`}\n`);
       return end.exit_code ?? (end.status === 'completed' ? EXIT.OK : EXIT.NOT_COMPLETED);
     },
   },
@@ -118,21 +124,25 @@ export const podCommands: Command[] = [
     options: {
       follow: { type: 'boolean', short: 'f', description: 'keep printing new output until the pod ends' },
       tail: { type: 'string', value: 'BYTES', description: 'only the last BYTES bytes' },
-      raw: RAW_OPTION,
+      ...transcriptOptions,
     },
-    examples: ['drover pods logs p-1a2b3c4d5e6f7g', 'drover pods logs p-1a2b3c4d5e6f7g -f'],
+    notes: ['On a terminal, the output of claude-code, codex, gemini-cli and opencode pods is shown as their transcript (--raw: as printed).'],
+    examples: ['drover pods logs p-1a2b3c4d5e6f7g', 'drover pods logs p-1a2b3c4d5e6f7g -f', 'drover pods logs p-1a2b3c4d5e6f7g --pretty'],
     async run(ctx, p) {
       const client = ctx.client();
       const key = p.positionals[0];
       const tail = read.integer(p, 'tail', 1);
+      const format = await transcriptWanted(ctx, p, () => podAgent(client, key));
       if (read.flag(p, 'follow')) {
         let offset = 0;
         if (tail !== undefined) {
           const { data } = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}/output`, { params: { path: { ...client.path, key }, query: { tail_bytes: 1 } } }));
           offset = Math.max(0, data.total_bytes - tail);
         }
-        return (await streamOutput(ctx, client, key, offset, read.flag(p, 'raw'))) ? EXIT.OK : EXIT.NOT_COMPLETED;
+        const end = format ? await followTranscript(ctx, client, key, format, offset) : await streamOutput(ctx, client, key, offset, read.flag(p, 'raw'));
+        return end ? EXIT.OK : EXIT.NOT_COMPLETED;
       }
+      if (format) return printTranscript(ctx, client, key, format, tail);
       const answer = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}/output`, { params: { path: { ...client.path, key }, query: defined({ tail_bytes: tail }) } }));
       showPodOutput(ctx, answer, read.flag(p, 'raw'));
     },
