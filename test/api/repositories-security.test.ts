@@ -327,7 +327,8 @@ describe.each(DATABASES)('repository tokens never reach the log, on %s', (kind) 
     const output = lines.join('');
     expect(lines.length).toBeGreaterThan(statuses.length); // one line per request, plus error lines
     expect(output).toContain('access_token=%5Bredacted%5D');
-    expect(output).toContain('"level":50'); // the 502s were logged as errors, with their messages
+    expect(output).toContain('"code":"PROVIDER_ERROR"'); // the 502s were logged (as warnings: only INTERNAL is an error), with their messages
+    expect(output).toContain('github did not answer within 500 ms');
     expect(output).not.toContain('SECRET');
     expect(output).not.toContain(Buffer.from(`x-access-token:${secret}`).toString('base64'));
   });

@@ -48,17 +48,17 @@ describe.each(DATABASES)('channel store on %s', (kind: DatabaseKind) => {
   });
 
   it('lists newest first without documents, filters, and counts', async () => {
-    const a = await createChannel(ctx, org.id, { name: 'a', document: 'big' });
-    await createChannel(ctx, org.id, { name: 'b' });
+    const a = await createChannel(ctx, org.id, { name: 'aa', document: 'big' });
+    await createChannel(ctx, org.id, { name: 'bb' });
     await updateChannel(ctx, org.id, a.id, { archived: true });
     const visible = await listChannels(ctx, org.id, { limit: 10, offset: 0, includeArchived: false });
     expect(visible.total).toBe(1);
-    expect(visible.rows.map((r) => r.name)).toEqual(['b']);
+    expect(visible.rows.map((r) => r.name)).toEqual(['bb']);
     const all = await listChannels(ctx, org.id, { limit: 10, offset: 0, includeArchived: true });
-    expect(all.rows.map((r) => r.name)).toEqual(['b', 'a']);
+    expect(all.rows.map((r) => r.name)).toEqual(['bb', 'aa']);
     expect(all.rows[1]).not.toHaveProperty('document');
     expect(all.rows[1].archived).toBe(1);
-    expect((await listChannels(ctx, org.id, { limit: 1, offset: 1, includeArchived: true })).rows.map((r) => r.name)).toEqual(['a']);
+    expect((await listChannels(ctx, org.id, { limit: 1, offset: 1, includeArchived: true })).rows.map((r) => r.name)).toEqual(['aa']);
   });
 
   it('pages messages by id cursors with exact results', async () => {
