@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { RUNNER_USAGE, SERVE_USAGE, TOP_USAGE } from './cli/usage.ts';
+import type { RunnerFlags } from './cli/runner.ts';
 
 const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
 
-function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>, usage: string): Record<string, string | boolean | undefined> | null {
+function parse(args: string[], options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, usage: string): Record<string, string | (string | boolean)[] | boolean | undefined> | null {
   try {
     return parseArgs({ args, options }).values;
   } catch (error) {
@@ -31,10 +32,11 @@ export async function main(argv: string[]): Promise<void> {
     case 'runner': {
       if (wantsHelp(rest)) return void process.stdout.write(`${RUNNER_USAGE}\n`);
       const names = ['server', 'token', 'name', 'labels', 'max-pods', 'work-dir', 'drain-seconds', 'sandbox'];
-      const values = parse(rest, Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), RUNNER_USAGE);
+      const options = { ...Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), 'allow-host': { type: 'string' as const, multiple: true } };
+      const values = parse(rest, options, RUNNER_USAGE);
       if (!values) return;
       const { runRunner } = await import('./cli/runner.ts');
-      await runRunner(values as Record<string, string | undefined>);
+      await runRunner(values as RunnerFlags);
       return;
     }
     case 'admin': {

@@ -13,6 +13,8 @@ export interface RunnerFlags {
   'work-dir'?: string;
   'drain-seconds'?: string;
   sandbox?: string;
+  /** `--allow-host H[:P]`, repeatable, each possibly comma-separated (docs/runners.md "Network"). */
+  'allow-host'?: string[];
 }
 
 /**
@@ -72,6 +74,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
     sandboxReadOnly: pathList(env.DROVER_SANDBOX_READ_ONLY),
     bwrap: env.DROVER_BWRAP || undefined,
     credentials: loadCredentials(workDir, env),
+    allowHosts: [...(flags['allow-host'] ?? []), ...(env.DROVER_RUNNER_ALLOW_HOSTS ? [env.DROVER_RUNNER_ALLOW_HOSTS] : [])],
     env,
     // Tests shorten it; the server expects one at least every 30 s.
     heartbeatMs: env.DROVER_RUNNER_HEARTBEAT_MS ? positiveInt('DROVER_RUNNER_HEARTBEAT_MS', env.DROVER_RUNNER_HEARTBEAT_MS, 10_000) : undefined,

@@ -32,6 +32,9 @@ Options:
   --drain-seconds N      on SIGTERM, how long running pods may go on (default 60)
   --sandbox bwrap|none   how agents run (default $DROVER_RUNNER_SANDBOX or bwrap: in a bubblewrap
                          sandbox that sees only the pod's workspace and HOME; none: unsandboxed)
+  --allow-host H[:P]     a host pods may reach besides the Drover server, their agent's model API and
+                         their organization's list (repeatable or comma-separated; port default 443;
+                         the only list that may name loopback or private addresses)
   -h, --help             show this help
 
 Credentials for agents (CREDENTIAL NAME in an agentfile) come from <work dir>/credentials.json
@@ -74,7 +77,7 @@ request_id on stderr); 2 usage error; 3 the server could not be reached (URL and
 code where it has one).
 
 Options of serve: --host, --port, --data-dir, --no-local-runner (drover serve --help)
-Options of runner: --server, --token, --name, --labels, --max-pods, --work-dir, --drain-seconds, --sandbox
+Options of runner: --server, --token, --name, --labels, --max-pods, --work-dir, --drain-seconds, --sandbox, --allow-host
 Options of admin: --server, --admin-token, --data-dir and each action's own (drover admin --help)
 
 Environment of the client commands:
@@ -91,6 +94,8 @@ Environment of serve:
   DROVER_LOCAL_RUNNER     true/false: start the local runner (default: true on SQLite, false on PostgreSQL)
   DROVER_LOCAL_RUNNER_MAX_PODS    slots of the local runner (4)
   DROVER_LOCAL_RUNNER_SANDBOX     bwrap/none: how the local runner sandboxes its pods (bwrap)
+  DROVER_LOCAL_RUNNER_ALLOW_HOSTS host[:port],…: what the local runner's pods may reach besides the
+                                  usual (the only list that may name loopback or private addresses)
   DROVER_ADMIN_TOKEN      the admin token (default: generated into <data dir>/admin-token)
   DROVER_SECRET_KEY       32 bytes, base64 or hex, encrypting stored tokens (default: <data dir>/secret-key)
   DROVER_DASHBOARD        true/false: serve the web dashboard at / (true)
@@ -126,6 +131,7 @@ Environment of runner:
   DROVER_RUNNER_WORK_DIR  as --work-dir
   DROVER_RUNNER_HEARTBEAT_MS      heartbeat interval (10000)
   DROVER_RUNNER_SANDBOX   as --sandbox
+  DROVER_RUNNER_ALLOW_HOSTS       as --allow-host (comma-separated)
   DROVER_BWRAP            the bubblewrap program (default: bwrap on PATH)
   DROVER_SANDBOX_READ_ONLY        more paths pods may read (colon-separated)
   DROVER_SANDBOX_HIDE     more paths pods must not see (colon-separated)

@@ -45,6 +45,8 @@ export const PodOutcome = Type.Object(
     /** The agent's final message (at most 64 KiB of UTF-8, i.e. at most 65,536 characters). */
     result: Type.Optional(Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()])),
     usage: Type.Optional(Type.Union([PodUsage, Type.Null()])),
+    /** Connections its egress proxy refused (docs/runners.md "Network"); absent from earlier runners. */
+    network_refused: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );
@@ -73,6 +75,8 @@ export const RunnerMessage = Type.Union([
   // maxLength walks every character of every chunk (half a second of a 200 MiB flood's CPU).
   message('pod_output', { key: Type.String({ maxLength: 64 }), data: Type.String() }),
   message('pod_exited', { result: PodOutcome }),
+  /** A running pod's count of refused connections so far (at most one a second per pod). */
+  message('pod_network', { key: Type.String({ maxLength: 64 }), refused: Type.Integer({ minimum: 0 }) }),
   /** The runner has stored the credential of `rotate_credential` (its SHA-256, first 16 hex digits). */
   message('credential_stored', { fingerprint: Type.String({ pattern: '^[0-9a-f]{16}$' }) }),
 ]);
@@ -106,6 +110,11 @@ export const PodSpec = Type.Object(
     persistent_key: Type.Union([Type.String(), Type.Null()]),
     keep_workspace: Type.Boolean(),
     resume_session_id: Type.Union([Type.String(), Type.Null()]),
+    /**
+     * `CONFIG network` and what the organization and the pod's ALLOW lines allow (docs/runners.md
+     * "Network"); optional: a server of an earlier version sends none (restricted, nothing added).
+     */
+    network: Type.Optional(Type.Object({ mode: Type.Enum(['restricted', 'none', 'open']), allow: Type.Array(Type.String()) })),
     env: Type.Object({
       api_url: Type.String(),
       org: Type.String(),

@@ -16,6 +16,7 @@ import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type R
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
 import { PodSupervisor } from './supervisor.ts';
+import { runnerNetwork } from './network/runner.ts';
 
 /** Exit code of a runner the server refused for good (deleted, credential revoked): a supervisor should not restart it. */
 export const EXIT_REVOKED = 78;
@@ -42,6 +43,8 @@ export interface RunnerOptions {
   /** The bubblewrap program (default `bwrap` on PATH). */
   bwrap?: string;
   credentials?: Record<string, string>;
+  /** The operator's `--allow-host` entries (`host[:port]`, docs/runners.md "Network"). */
+  allowHosts?: string[];
   env?: NodeJS.ProcessEnv;
   heartbeatMs?: number;
   killGraceMs?: number;
@@ -118,10 +121,12 @@ export class RunnerDaemon {
       credentials: this.options.credentials ?? {},
       runnerEnv: this.options.env ?? process.env,
       sandbox,
+      network: await runnerNetwork(sandbox, { workDir: this.workDir, pathEnv, allowHosts: this.options.allowHosts ?? [], servers: this.servers }),
       killGraceMs: this.options.killGraceMs,
       hooks: {
         started: (key) => this.sendOrKeep({ type: 'pod_started', key }),
         output: (key, data) => this.sendOrKeep({ type: 'pod_output', key, data }),
+        networkRefused: (key, refused) => this.send({ type: 'pod_network', key, refused }),
         exited: (outcome) => {
           this.unacked.set(outcome.key, outcome);
           this.send({ type: 'pod_exited', result: outcome });

@@ -111,6 +111,9 @@ export class LocalRunner {
     // Its pods must not see the server's data dir (the admin token, the secret key, the database),
     // even where it lies inside a directory the sandbox shows.
     env.DROVER_SANDBOX_HIDE = [dataDir, env.DROVER_SANDBOX_HIDE].filter(Boolean).join(':');
+    // The local runner's own operator list (docs/runners.md "Network"), not a remote runner's.
+    if (env.DROVER_LOCAL_RUNNER_ALLOW_HOSTS) env.DROVER_RUNNER_ALLOW_HOSTS = env.DROVER_LOCAL_RUNNER_ALLOW_HOSTS;
+    else delete env.DROVER_RUNNER_ALLOW_HOSTS;
     // Its own process group: a Ctrl-C in the terminal reaches the server, which stops it in order.
     const child = fork(DROVER_BIN, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     const startedAt = Date.now();

@@ -15,6 +15,8 @@ import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } f
 import { PodResults, SessionTotals } from './pod-results.ts';
 import { readStatus } from './status-file.ts';
 import { wireMcp } from './mcp-wiring.ts';
+import type { PodNetwork, RunnerNetworkOptions } from './network/index.ts';
+import { openPodWalls } from './network/pod-walls.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 
@@ -22,6 +24,8 @@ export interface SupervisorHooks {
   started(key: string): void;
   output(key: string, data: string): void;
   exited(outcome: PodOutcome): void;
+  /** A running pod's count of connections its network walls refused. */
+  networkRefused?(key: string, count: number): void;
 }
 
 export interface SupervisorOptions {
@@ -31,6 +35,8 @@ export interface SupervisorOptions {
   runnerEnv: NodeJS.ProcessEnv;
   /** Where agents run (contract §9); default: no sandbox. */
   sandbox?: Sandbox;
+  /** The pods' network walls (docs/runners.md "Network"); only with the bwrap sandbox. */
+  network?: RunnerNetworkOptions | null;
   hooks: SupervisorHooks;
   killGraceMs?: number;
   outputFlushMs?: number;
@@ -48,6 +54,7 @@ interface AgentRun {
 class RunningPod {
   state: PodReport['state'] = 'preparing';
   process: GroupProcess | null = null;
+  network: PodNetwork | null = null;
   stopReason: 'terminated' | 'timeout' | null = null;
   timeoutTimer: NodeJS.Timeout | null = null;
   /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
@@ -169,6 +176,7 @@ export class PodSupervisor {
       exit_code: exitCode,
       error_message: pod.stopReason === 'timeout' ? 'timeout' : pod.stopReason ? 'terminated' : error,
       ...pod.results.get(),
+      ...(pod.network ? { network_refused: pod.network.refused } : {}),
     };
   }
 
@@ -188,6 +196,8 @@ export class PodSupervisor {
     }
     try {
       if (pod.stopReason) return this.outcome(pod, 'terminated', null, null);
+      const network = this.options.sandbox?.mode === 'bwrap' ? (this.options.network ?? null) : null;
+      pod.network = await openPodWalls(network, spec, { note: (text) => pod.output.note(text), refused: (n) => this.options.hooks.networkRefused?.(spec.key, n) });
       if (spec.pod_timeout_minutes) {
         pod.timeoutTimer = setTimeout(() => this.stop(spec.key, 'timeout'), spec.pod_timeout_minutes * 60_000);
         pod.timeoutTimer.unref();
@@ -204,6 +214,7 @@ export class PodSupervisor {
       // it was terminated: nothing would ever remove it then. A persistent workspace outlives the
       // pod (release removes only the pod's own state then).
       await this.workspaces.release(spec.key, { keep: spec.keep_workspace && !spec.persistent_key }).catch(() => {});
+      await pod.network?.close().catch(() => {});
     }
   }
 
@@ -296,6 +307,7 @@ export class PodSupervisor {
       credentials: spec.credentials,
       credentialValues: this.options.credentials,
     });
+    Object.assign(env, pod.network?.env); // the proxy and the in-pod DROVER_API_URL win over ENV
     // The drover MCP server in the agent's own configuration (contract §12), unless CONFIG mcp = false.
     let mcp: Awaited<ReturnType<typeof wireMcp>>;
     try {
@@ -331,8 +343,10 @@ export class PodSupervisor {
       cwd: workspace.path,
       writable: [workspace.path, workspace.home, ...(statusFile ? [path.dirname(statusFile)] : [])],
       readOnly: workspace.readOnly,
+      netDir: pod.network?.room.dir,
     };
-    const line = sandbox ? sandbox.wrap(invocation.command, invocation.args, view) : invocation;
+    const inner = pod.network ? pod.network.wrap(invocation.command, invocation.args) : invocation;
+    const line = sandbox ? sandbox.wrap(inner.command, inner.args, view) : invocation;
     // A custom agent's output is its own business: only built-in agents' formats are read.
     const reader = outputReader(spec.agent.custom ? '' : spec.agent.slug);
     const child = await GroupProcess.start(this.launcher, line.command, line.args, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockedReason, isPrivateAddress, resolveCallbackTarget, unmapIPv4 } from '../../src/domain/webhooks/address-guard.ts';
+import { blockedReason, isPrivateAddress, resolveCallbackTarget, unmapIPv4 } from '../../src/net/address-guard.ts';
 
 describe('blockedReason', () => {
   it.each([

@@ -7,7 +7,7 @@ import type { Executor } from '../../store/db.ts';
 import type { WebhookDeliveryRow } from '../../store/schema-loops.ts';
 import * as deliveries from '../../store/webhooks.ts';
 import type { DomainContext } from '../context.ts';
-import { resolveCallbackTarget, type ResolvedTarget } from './address-guard.ts';
+import { resolveCallbackTarget, type ResolvedTarget } from '../../net/address-guard.ts';
 import { signedHeaders } from './signing.ts';
 
 /** Waits after attempt 1, 2, …: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (contract §3); 7 attempts in all. */

@@ -6,8 +6,9 @@
  * - PID namespace, `--die-with-parent`: bwrap's init is pid 1; when the agent (its first child)
  *   exits, or bwrap's parent (the runner's process launcher) dies, the namespace ends and the
  *   kernel kills every process left in it, including ones that started their own session;
- * - IPC, UTS and cgroup namespaces too; the network stays the host's (agents need their model API
- *   and the Drover server);
+ * - IPC, UTS, cgroup and network namespaces too: the pod has a loopback of its own and no route
+ *   out; what it may reach comes in through the Unix sockets of its network directory
+ *   (../network/, docs/runners.md "Network"), bound read-only;
  * - mounts: the host view (./host-view.ts), a private /tmp, the pod's writable places, and the
  *   root and every hiding tmpfs made read-only at the end, so nothing but the workspace, HOME,
  *   the autopilot state directory and /tmp can be written.
@@ -22,6 +23,8 @@ export interface PodView {
   writable: string[];
   /** Read-only: e.g. the clone cache's objects the workspace's repository borrows. */
   readOnly: string[];
+  /** The pod's network directory (its proxy's and endpoints' Unix sockets), bound read-only. */
+  netDir?: string;
 }
 
 export interface Identity {
@@ -37,6 +40,7 @@ export function bwrapArgs(shared: readonly Mount[], pod: PodView, identity: Iden
     mounts.push({ kind: 'ro-bind', source: identity.passwd.passwd, dest: '/etc/passwd' });
     mounts.push({ kind: 'ro-bind', source: identity.passwd.group, dest: '/etc/group' });
   }
+  if (pod.netDir) mounts.push({ kind: 'ro-bind', source: pod.netDir, dest: pod.netDir });
   for (const dir of pod.readOnly) mounts.push({ kind: 'ro-bind', source: dir, dest: dir });
   for (const dir of pod.writable) mounts.push({ kind: 'bind', source: dir, dest: dir });
 
@@ -50,6 +54,7 @@ export function bwrapArgs(shared: readonly Mount[], pod: PodView, identity: Iden
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
+    '--unshare-net',
     '--die-with-parent',
     '--proc',
     '/proc',

@@ -20,6 +20,8 @@ export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 export interface Sandbox {
   readonly mode: SandboxMode;
+  /** Whether each pod gets a network namespace of its own (the self-test ran in one). */
+  readonly network: boolean;
   /**
    * The command line that runs `command args` inside a pod's sandbox. With `bwrap` the process
    * started is bwrap itself, whose death ends everything inside: stop its members with SIGTERM
@@ -44,7 +46,7 @@ export interface SandboxOptions {
   bwrap?: string;
 }
 
-const noSandbox: Sandbox = { mode: 'none', wrap: (command, args) => ({ command, args }) };
+const noSandbox: Sandbox = { mode: 'none', network: false, wrap: (command, args) => ({ command, args }) };
 
 const INSTALL_HINT = 'install bubblewrap (e.g. `apt-get install bubblewrap`) or start the runner with --sandbox none';
 
@@ -57,7 +59,7 @@ export async function openSandbox(mode: SandboxMode, options: SandboxOptions): P
   fs.mkdirSync(ownDir, { recursive: true, mode: 0o700 });
   const shared: Mount[] = hostView({ pathEnv: options.pathEnv, hidden: [options.workDir, ...(options.hidden ?? [])], extraReadOnly: options.readOnly });
   const identity = agentIdentity(ownDir);
-  const sandbox: Sandbox = { mode: 'bwrap', wrap: (command, args, view) => ({ command: bwrap, args: [...bwrapArgs(shared, view, identity), '--', command, ...args] }) };
+  const sandbox: Sandbox = { mode: 'bwrap', network: true, wrap: (command, args, view) => ({ command: bwrap, args: [...bwrapArgs(shared, view, identity), '--', command, ...args] }) };
   await selfTest(sandbox, ownDir);
   return sandbox;
 }

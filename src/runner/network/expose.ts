@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import tls from 'node:tls';
+
+/**
+ * How a runner-side endpoint shows up inside a pod's network namespace (docs/runners.md
+ * "Network", "Exposing an endpoint in a pod"): `127.0.0.1:<port>` in the pod is an in-pod
+ * `socat` listener that passes each connection to a Unix socket in the pod's network directory,
+ * served here by the runner. This is the one way in: the Drover API, the operator's loopback
+ * services and the egress proxy all come through it, and so does anything else the runner wants
+ * to offer a pod (a model relay: pass a handler).
+ */
+export type EndpointTarget =
+  /** Each connection is piped to this TCP address, over TLS when `tls` (then `servername` is checked). */
+  | { host: string; port: number; tls?: { servername: string } }
+  /** Each connection is given to this handler (e.g. `(socket) => httpServer.emit('connection', socket)`). */
+  | ((socket: net.Socket) => void);
+
+/** One endpoint: its in-pod port and the Unix socket behind it. */
+export interface Bridge {
+  port: number;
+  socket: string;
+}
+
+export class EndpointRoom {
+  readonly bridges: Bridge[] = [];
+  private readonly servers: net.Server[] = [];
+  private readonly sockets = new Set<net.Socket>();
+
+  /** `dir`: the pod's network directory (made here, bound into the sandbox read-only). */
+  constructor(readonly dir: string) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  }
+
+  has(port: number): boolean {
+    return this.bridges.some((b) => b.port === port);
+  }
+
+  /** A port of 1024 and up that no endpoint of this pod uses yet, starting at `from`. */
+  freePort(from: number, taken: readonly number[] = []): number {
+    let port = from;
+    while (this.has(port) || taken.includes(port)) port++;
+    return port;
+  }
+
+  /**
+   * Serves `target` at `http://127.0.0.1:<port>` (any TCP protocol) inside the pod. Must be called
+   * before the pod's agent starts: the in-pod listeners are started with it, and the agent only
+   * once they all listen.
+   */
+  async expose(port: number, target: EndpointTarget | net.Server): Promise<void> {
+    if (this.has(port)) throw new Error(`port ${port} is already exposed in this pod`);
+    const socket = path.join(this.dir, `${port}.sock`);
+    const server = target instanceof net.Server ? target : net.createServer((client) => this.connect(client, target));
+    server.on('connection', (client: net.Socket) => {
+      this.sockets.add(client);
+      client.once('close', () => this.sockets.delete(client));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socket, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    // The agent's uid maps to no owner of this file: it connects as "other".
+    fs.chmodSync(socket, 0o666);
+    this.servers.push(server);
+    this.bridges.push({ port, socket });
+  }
+
+  private connect(client: net.Socket, target: EndpointTarget): void {
+    client.on('error', () => client.destroy());
+    if (typeof target === 'function') {
+      target(client);
+      return;
+    }
+    const upstream = target.tls
+      ? tls.connect({ host: target.host, port: target.port, servername: target.tls.servername })
+      : net.connect({ host: target.host, port: target.port });
+    this.sockets.add(upstream);
+    upstream.once('close', () => {
+      this.sockets.delete(upstream);
+      client.destroy();
+    });
+    upstream.on('error', () => upstream.destroy());
+    client.once('close', () => upstream.destroy());
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The command that runs `command args` once every bridge listens: one `socat` per endpoint in the
+ * background, then a wait (the shell's own `read`, no process per check) until /proc/net/tcp of the
+ * pod's namespace lists each port listening, then `exec` of the agent. No Node process starts in
+ * the pod for this: the cost is one socat exec per endpoint.
+ */
+export function bridgedCommand(socat: string, bridges: readonly Bridge[], command: string, args: readonly string[]): { command: string; args: string[] } {
+  if (bridges.length === 0) return { command, args: [...args] };
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const lines = ['ready() { while read -r _ l _ s _; do [ "$l" = "0100007F:$1" ] && [ "$s" = 0A ] && return 0; done < /proc/net/tcp; return 1; }'];
+  bridges.forEach((b, i) => lines.push(`${quote(socat)} TCP4-LISTEN:${b.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${quote(b.socket)} 2>/dev/null & p${i}=$!`));
+  // A bridge that exited (its port taken) fails the start at once rather than spinning.
+  bridges.forEach((b, i) => {
+    const hex = b.port.toString(16).toUpperCase().padStart(4, '0');
+    lines.push(`until ready ${hex}; do kill -0 $p${i} 2>/dev/null || { echo '[drover] network: the in-pod bridge of port ${b.port} did not start' >&2; exit 125; }; done`);
+  });
+  lines.push('exec "$@"');
+  return { command: '/bin/sh', args: ['-c', lines.join('\n'), 'drover-net', command, ...args] };
+}
