@@ -55,13 +55,14 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   },
   'orgs list': { summary: 'list organizations', required: [], method: 'GET', path: () => '/orgs' },
   'orgs update': {
-    summary: "rename an organization or change its ticket prefix (new tickets only; e.g. --org default --ticket-prefix ACME)",
+    summary:
+      "rename an organization, change its ticket prefix (new tickets only; e.g. --org default --ticket-prefix ACME) or the hosts its pods may reach (--network-allow 'api.example.com,*.pypi.org:443'; \"\" clears)",
     required: ['org'],
-    optional: ['name', 'ticket-prefix'],
-    oneOf: ['name', 'ticket-prefix'],
+    optional: ['name', 'ticket-prefix', 'network-allow'],
+    oneOf: ['name', 'ticket-prefix', 'network-allow'],
     method: 'PATCH',
     path: (f) => `/orgs/${org(f)}`,
-    body: (f) => ({ name: f.name, ticket_prefix: f['ticket-prefix'] }),
+    body: (f) => ({ name: f.name, ticket_prefix: f['ticket-prefix'], network_allow: list(f['network-allow']) }),
   },
   'api-keys create': {
     summary: 'issue an API key (printed once)',

@@ -1266,6 +1266,8 @@ export interface components {
             slug: string;
             name: string;
             ticket_prefix: string;
+            /** @description hosts its pods may reach through their network walls: host[:port] or *.domain[:port], port default 443 (docs/runners.md "Network") */
+            network_allow: string[];
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1457,6 +1459,18 @@ export interface components {
             /** @description the agentfile's ENV variables */
             env: {
                 [key: string]: string;
+            };
+            /** @description what the pod may reach beyond its sandbox */
+            network: {
+                /**
+                 * @description `CONFIG network` (docs/runners.md "Network")
+                 * @enum {unknown}
+                 */
+                mode: "restricted" | "none" | "open";
+                /** @description the pod's ALLOW entries (host:port); the organization's network_allow, the agent's model hosts, the Drover server and the runner's --allow-host list apply too */
+                allow: string[];
+                /** @description connections its network walls refused so far */
+                refused: number;
             };
             error_message: string | null;
             exit_code: number | null;
@@ -2060,6 +2074,8 @@ export interface operations {
                     name?: string;
                     /** @description upper-case, 1–10 characters, starting with a letter */
                     ticket_prefix?: string;
+                    /** @description hosts its pods may reach through their network walls: host[:port] or *.domain[:port], port default 443 (docs/runners.md "Network") */
+                    network_allow?: string[];
                 };
             };
         };
@@ -3837,7 +3853,7 @@ export interface operations {
                 "application/json": {
                     /** @description a built-in agent or a custom agent of the organization (400 otherwise) */
                     agent_slug: string;
-                    /** @description PROMPT, MODE, CONFIG, REPO, BRANCH and CREDENTIAL directives, one a line; a bad line is 400 naming it */
+                    /** @description PROMPT, MODE, CONFIG, REPO, BRANCH, CREDENTIAL, ENV and ALLOW directives, one a line; a bad line is 400 naming it */
                     agentfile_layer?: string;
                     runner_id?: number;
                     /** @description a ticket of the organization (400 otherwise) */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { DomainContext } from '../domain/context.ts';
-import { podBackFromOrphan, podFinished, podLost, podStarted } from '../domain/pods/lifecycle.ts';
+import { podBackFromOrphan, podFinished, podLost, podNetworkRefused, podStarted } from '../domain/pods/lifecycle.ts';
 import { ACTIVE_STATUSES } from '../domain/pods/model.ts';
 import { PodOutputSink } from '../domain/pods/output.ts';
 import { podSpec } from '../domain/pods/spec.ts';
@@ -277,6 +277,9 @@ class RunnerLink {
         await this.output.finished(message.result.key);
         await podFinished(this.ctx, this.runner.id, message.result);
         this.send({ type: 'ack_exit', key: message.result.key });
+        return;
+      case 'pod_network':
+        await podNetworkRefused(this.ctx, this.runner.id, message.key, message.refused);
         return;
       case 'credential_stored': {
         const pending = this.pendingCredential;

@@ -1,10 +1,10 @@
 import type { Executor } from './db.ts';
-import type { OrgRow } from './schema.ts';
+import type { OrgRecord, OrgRow } from './schema.ts';
 
 export async function insertOrg(
   db: Executor,
   org: { slug: string; name: string; ticket_prefix: string; created_at: number },
-): Promise<OrgRow> {
+): Promise<OrgRecord> {
   return db.insertInto('orgs').values(org).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -16,7 +16,7 @@ export async function findOrgById(db: Executor, id: number): Promise<OrgRow | un
   return db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listOrgs(db: Executor): Promise<OrgRow[]> {
+export async function listOrgs(db: Executor): Promise<OrgRecord[]> {
   return db.selectFrom('orgs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
@@ -25,6 +25,12 @@ export async function countOrgs(db: Executor): Promise<number> {
   return Number(row.n);
 }
 
-export async function updateOrg(db: Executor, id: number, set: { name?: string; ticket_prefix?: string }): Promise<OrgRow> {
+/** The organization's `network_allow` (JSON text of canonical entries), '[]' when unknown. */
+export async function findOrgNetworkAllow(db: Executor, id: number): Promise<string> {
+  const row = await db.selectFrom('orgs').select('network_allow').where('id', '=', id).executeTakeFirst();
+  return row?.network_allow ?? '[]';
+}
+
+export async function updateOrg(db: Executor, id: number, set: { name?: string; ticket_prefix?: string; network_allow?: string }): Promise<OrgRecord> {
   return db.updateTable('orgs').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }

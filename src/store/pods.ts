@@ -70,6 +70,11 @@ export async function activePodsOfRunner(db: Executor, runnerId: number): Promis
   return db.selectFrom('pods').selectAll().where('runner_id', '=', runnerId).where('status', 'in', ACTIVE_POD_STATUSES).orderBy('id').execute();
 }
 
+/** Raises a pod's refused-connection count to `refused` (reports may arrive out of order); only the pod's runner reports it. */
+export async function updateNetworkRefused(db: Executor, key: string, runnerId: number, refused: number): Promise<void> {
+  await db.updateTable('pods').set({ network_refused: refused }).where('key', '=', key).where('runner_id', '=', runnerId).where('network_refused', '<', refused).execute();
+}
+
 /** Updates a pod only while it is in one of `from`; returns whether it changed (a state machine step). */
 export async function transitionPod(
   db: Executor,

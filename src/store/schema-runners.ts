@@ -89,6 +89,8 @@ export interface PodsTable {
   usage_cache_write_tokens: number | null;
   usage_cost_usd: number | null;
   usage_turns: number | null;
+  /** Connections the pod's egress proxy refused (migration 0016). */
+  network_refused: number;
   started_at: number | null;
   deadline_at: number | null;
   finished_at: number | null;

@@ -12,6 +12,11 @@ export interface OrgsTable {
   name: string;
   ticket_prefix: string;
   created_at: number;
+  /**
+   * JSON array of canonical `host:port` / `*.domain:port` entries (migration 0016). Not part of
+   * OrgRow (an organization as a credential carries it needs none): read by orgs.ts's own function.
+   */
+  network_allow: Generated<string>;
 }
 
 export interface ApiKeysTable {
@@ -196,7 +201,9 @@ export interface Database {
   event_heads: EventHeadsTable;
 }
 
-export type OrgRow = Selectable<OrgsTable>;
+export type OrgRow = Omit<Selectable<OrgsTable>, 'network_allow'>;
+/** An organization with every column (admin views). */
+export type OrgRecord = Selectable<OrgsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type UserRow = Selectable<UsersTable>;

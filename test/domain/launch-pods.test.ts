@@ -20,7 +20,7 @@ import type { OrgRow } from '../../src/store/schema.ts';
 import { DATABASES, createTestStore } from '../helpers/databases.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
-const LAYER: AgentfileLayer = { prompt: 'echo hi', mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {} };
+const LAYER: AgentfileLayer = { prompt: 'echo hi', mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {}, allow: [] };
 
 const request = (input: Partial<PodInput> = {}, extras?: LaunchRequest['extras']): LaunchRequest => ({
   input: { agent_slug: 'shell', ...input },

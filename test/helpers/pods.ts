@@ -55,6 +55,7 @@ export async function insertPodRow(store: Store, orgId: number, runnerId: number
       started_at: now,
       deadline_at: null,
       finished_at: null,
+      network_refused: 0,
       created_at: now,
       updated_at: now,
       ...overrides,

@@ -14,7 +14,7 @@ import {
 import { agentfileError } from '../../src/domain/pods/agentfile-syntax.ts';
 import { AppError } from '../../src/errors.ts';
 
-const EMPTY: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {} };
+const EMPTY: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {}, allow: [] };
 const layer = (partial: Partial<AgentfileLayer>): AgentfileLayer => ({ ...EMPTY, ...partial });
 
 function parseError(text: string): AppError {
@@ -158,6 +158,7 @@ describe('parseAgentfileLayer: valid input', () => {
         branch: 'fix/login',
         credentials: ['ANTHROPIC_API_KEY', 'GH_TOKEN'],
         env: { ANTHROPIC_BASE_URL: 'http://10.0.0.5:8080', LOG_LEVEL: 'debug' },
+        allow: [],
       },
     ],
   ];
@@ -177,7 +178,7 @@ describe('parseAgentfileLayer: valid input', () => {
 describe('parseAgentfileLayer: errors name the line', () => {
   const cases: [string, string, number, string | RegExp][] = [
     // directives
-    ['unknown directive', 'MODE direct\nFOO bar', 2, 'unknown directive "FOO" (expected PROMPT, MODE, CONFIG, REPO, BRANCH, CREDENTIAL or ENV)'],
+    ['unknown directive', 'MODE direct\nFOO bar', 2, 'unknown directive "FOO" (expected PROMPT, MODE, CONFIG, REPO, BRANCH, CREDENTIAL, ENV or ALLOW)'],
     ['lower-case directive hints at the upper-case form', '\n\nprompt "x"', 3, 'unknown directive "prompt" (directives are upper-case: PROMPT)'],
     ['mixed-case directive', 'Mode autopilot', 1, 'directives are upper-case: MODE'],
     ['directive glued to its quote', 'PROMPT"x"', 1, 'unknown directive "PROMPT\\"x\\""'],
@@ -505,6 +506,7 @@ const layerArb: fc.Arbitrary<AgentfileLayer> = fc.record({
   branch: fc.option(branchArb, { nil: null }),
   credentials: fc.uniqueArray(credentialArb, { maxLength: 5 }),
   env: envArb,
+  allow: fc.constant([]),
 });
 
 const styleArb: fc.Arbitrary<Style> = fc.record({

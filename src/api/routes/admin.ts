@@ -2,14 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import * as admin from '../../domain/admin/service.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import type { ApiKeyRow, OrgRow, UserRow } from '../../store/schema.ts';
+import type { ApiKeyRow, OrgRecord, UserRow } from '../../store/schema.ts';
+import { parseNetworkAllow } from '../../domain/pods/network.ts';
 import { MessageBody, errorResponses, iso, isoOrNull } from '../schemas/common.ts';
 import * as s from '../schemas/admin.ts';
 
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 
-export const presentOrg = (org: OrgRow) => ({ ...org, created_at: iso(org.created_at) });
+export const presentOrg = (org: OrgRecord) => ({ ...org, network_allow: parseNetworkAllow(org.network_allow), created_at: iso(org.created_at) });
 const presentUser = (user: UserRow) => ({ id: user.id, name: user.name, email: user.email, created_at: iso(user.created_at) });
 const presentKey = (key: ApiKeyRow) => ({
   id: key.id,

@@ -6,8 +6,12 @@ import { Id, Nullable, OrgSlugParam, Text, Timestamp } from './common.ts';
 export const OrgSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$', description: 'lower-case letters, digits and -, 2–63 characters' });
 export const TicketPrefix = Type.String({ pattern: TICKET_PREFIX_PATTERN, description: 'upper-case, 1–10 characters, starting with a letter' });
 
+const NetworkAllow = Type.Array(Type.String({ maxLength: 260 }), {
+  maxItems: 200,
+  description: 'hosts its pods may reach through their network walls: host[:port] or *.domain[:port], port default 443 (docs/runners.md "Network")',
+});
 export const Org = Type.Object(
-  { id: Type.Integer(), slug: Type.String(), name: Type.String(), ticket_prefix: Type.String(), created_at: Timestamp },
+  { id: Type.Integer(), slug: Type.String(), name: Type.String(), ticket_prefix: Type.String(), network_allow: NetworkAllow, created_at: Timestamp },
   { $id: 'Org' },
 );
 export const CreateOrgBody = Type.Object(
@@ -16,7 +20,7 @@ export const CreateOrgBody = Type.Object(
 );
 
 export const UpdateOrgBody = Type.Object(
-  { name: Type.Optional(CreateOrgBody.properties.name), ticket_prefix: Type.Optional(TicketPrefix) },
+  { name: Type.Optional(CreateOrgBody.properties.name), ticket_prefix: Type.Optional(TicketPrefix), network_allow: Type.Optional(NetworkAllow) },
   { additionalProperties: false, minProperties: 1 },
 );
 

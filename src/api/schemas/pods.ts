@@ -54,6 +54,14 @@ export const Pod = Type.Object(
     alias: Nullable(Type.String()),
     parent_pod_key: Nullable(Type.String({ description: 'the pod that spawned this one with its pod token (contract §12); null for pods created with an API key or by a loop' })),
     env: Type.Record(Type.String(), Type.String(), { description: 'the agentfile\'s ENV variables' }),
+    network: Type.Object(
+      {
+        mode: Type.Enum(['restricted', 'none', 'open'], { description: '`CONFIG network` (docs/runners.md "Network")' }),
+        allow: Type.Array(Type.String(), { description: "the pod's ALLOW entries (host:port); the organization's network_allow, the agent's model hosts, the Drover server and the runner's --allow-host list apply too" }),
+        refused: Type.Integer({ minimum: 0, description: 'connections its network walls refused so far' }),
+      },
+      { description: 'what the pod may reach beyond its sandbox' },
+    ),
     error_message: Nullable(Type.String()),
     exit_code: Nullable(Type.Integer()),
     started_at: Nullable(Timestamp),
@@ -70,7 +78,7 @@ export const CreatePodBody = Type.Object(
   {
     agent_slug: Text({ minLength: 1, maxLength: 100, description: 'a built-in agent or a custom agent of the organization (400 otherwise)' }),
     agentfile_layer: Type.Optional(
-      Text({ maxLength: 64 * 1024, description: 'PROMPT, MODE, CONFIG, REPO, BRANCH and CREDENTIAL directives, one a line; a bad line is 400 naming it' }),
+      Text({ maxLength: 64 * 1024, description: 'PROMPT, MODE, CONFIG, REPO, BRANCH, CREDENTIAL, ENV and ALLOW directives, one a line; a bad line is 400 naming it' }),
     ),
     runner_id: Type.Optional(Id),
     ticket_slug: Type.Optional(Text({ minLength: 1, maxLength: 80, description: 'a ticket of the organization (400 otherwise)' })),

@@ -4,7 +4,8 @@ import * as apiKeys from '../../store/api-keys.ts';
 import * as orgs from '../../store/orgs.ts';
 import { unassignUser } from '../../store/references.ts';
 import * as users from '../../store/users.ts';
-import type { ApiKeyRow, OrgRow, UserRow } from '../../store/schema.ts';
+import type { ApiKeyRow, OrgRecord, OrgRow, UserRow } from '../../store/schema.ts';
+import { MAX_ALLOW_ENTRIES, formatHostPattern, parseHostList } from '../../net/host-pattern.ts';
 import { generateApiKey, hashSecret, keyPrefix } from '../auth/keys.ts';
 import { SCOPES, type Scope } from '../auth/scopes.ts';
 import type { DomainContext } from '../context.ts';
@@ -14,7 +15,7 @@ import { recordTicketsUpdated } from '../tickets/service.ts';
 export async function createOrg(
   ctx: DomainContext,
   input: { slug: string; name: string; ticket_prefix?: string },
-): Promise<OrgRow> {
+): Promise<OrgRecord> {
   try {
     return await orgs.insertOrg(ctx.store.db, {
       slug: input.slug,
@@ -30,10 +31,21 @@ export async function createOrg(
 
 export const listOrgs = (ctx: DomainContext) => orgs.listOrgs(ctx.store.db);
 
-/** PATCH /admin/orgs/{org}: a new ticket prefix applies to tickets created from now on. */
-export async function updateOrg(ctx: DomainContext, slug: string, input: { name?: string; ticket_prefix?: string }): Promise<OrgRow> {
+/**
+ * PATCH /admin/orgs/{org}: a new ticket prefix applies to tickets created from now on; a new
+ * `network_allow` (docs/runners.md "Network") to pods started from now on.
+ */
+export async function updateOrg(ctx: DomainContext, slug: string, input: { name?: string; ticket_prefix?: string; network_allow?: string[] }): Promise<OrgRecord> {
+  const { network_allow: networkAllow, ...rest } = input;
+  let allow: string | undefined;
+  if (networkAllow !== undefined) {
+    if (networkAllow.length > MAX_ALLOW_ENTRIES) throw invalid('/network_allow', `must have at most ${MAX_ALLOW_ENTRIES} entries`);
+    const parsed = parseHostList(networkAllow);
+    if ('problem' in parsed) throw invalid(`/network_allow/${parsed.index}`, `${parsed.problem} (expected host[:port] or *.domain[:port])`);
+    allow = JSON.stringify(parsed.patterns.map(formatHostPattern));
+  }
   const org = await requireOrg(ctx.store.db, slug);
-  const updated = await orgs.updateOrg(ctx.store.db, org.id, input);
+  const updated = await orgs.updateOrg(ctx.store.db, org.id, { ...rest, ...(allow === undefined ? {} : { network_allow: allow }) });
   // Other replicas keep a verified key's organization for up to KEY_CACHE_MS (1 s).
   ctx.orgChanged?.(org.id);
   return updated;

@@ -169,6 +169,7 @@ function layerFor(loop: LoopRow, prompt: string): Pick<LaunchRequest, 'layer' | 
       branch: loop.branch_name,
       credentials: own?.layer.credentials ?? [],
       env: own?.layer.env ?? {},
+      allow: own?.layer.allow ?? [],
     },
     lines: own?.lines,
   };

@@ -18,6 +18,8 @@
  *   CREDENTIAL <ENV_NAME>          may repeat; duplicates are dropped, first occurrence kept
  *   ENV <NAME> "value"             a non-secret variable for the agent; the value may be bare
  *                                  when it has no whitespace; may repeat, each NAME once
+ *   ALLOW <host[:port]>            a host the pod may reach through its network walls (`*.domain`
+ *                                  too; port default 443; docs/runners.md "Network"); may repeat
  *
  * Decisions:
  * - Directive names, CONFIG keys and MODE / enum values are case-sensitive, as written above
@@ -35,6 +37,7 @@
  * - Input is capped at 64 KiB (UTF-8) and 2,000 lines.
  */
 import { envNameProblem } from '../../agents/environment.ts';
+import { formatHostPattern, parseHostPattern } from '../../net/host-pattern.ts';
 import { fail, hasControl, hasWhitespaceOrControl, parseInteger, parseQuoted, readValue, show } from './agentfile-syntax.ts';
 
 export interface AgentfileConfig {
@@ -49,6 +52,8 @@ export interface AgentfileConfig {
   permission_mode?: string;
   /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
   mcp?: boolean;
+  /** The pod's network walls: restricted (default), none or open (docs/runners.md "Network"). */
+  network?: 'restricted' | 'none' | 'open';
 }
 
 export interface AgentfileLayer {
@@ -60,12 +65,16 @@ export interface AgentfileLayer {
   credentials: string[];
   /** `ENV` variables, in the order given. */
   env: Record<string, string>;
+  /** `ALLOW` entries, canonical (`host:port`, `*.domain:port`), each once. */
+  allow: string[];
 }
 
 export const AGENTFILE_MAX_BYTES = 64 * 1024;
 export const AGENTFILE_MAX_LINES = 2000;
 
-export const AGENTFILE_DIRECTIVES = ['PROMPT', 'MODE', 'CONFIG', 'REPO', 'BRANCH', 'CREDENTIAL', 'ENV'] as const;
+export const AGENTFILE_DIRECTIVES = ['PROMPT', 'MODE', 'CONFIG', 'REPO', 'BRANCH', 'CREDENTIAL', 'ENV', 'ALLOW'] as const;
+export const NETWORK_MODES = ['restricted', 'none', 'open'] as const;
+export const MAX_ALLOW_LINES = 50;
 export const AGENTFILE_MODES = ['direct', 'autopilot'] as const;
 /** How the runner isolates the pod's workspace: a git worktree off its clone cache, or a plain directory. */
 export const SANDBOX_TYPES = ['worktree', 'none'] as const;
@@ -84,6 +93,7 @@ export const CONFIG_KEYS = [
   'iteration_timeout_sec',
   'permission_mode',
   'mcp',
+  'network',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
 /** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
@@ -146,6 +156,9 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
     case 'sandbox_type':
       if ((SANDBOX_TYPES as readonly string[]).includes(raw)) return raw;
       return fail(lineNo, `${what} must be one of ${oneOf(SANDBOX_TYPES)}, got ${show(raw)}`);
+    case 'network':
+      if ((NETWORK_MODES as readonly string[]).includes(raw)) return raw;
+      return fail(lineNo, `${what} must be one of ${oneOf(NETWORK_MODES)}, got ${show(raw)}`);
     case 'permission_mode':
       if (PERMISSION_MODE_WORD.test(raw)) return raw;
       return fail(lineNo, `${what} must be a mode name such as acceptEdits, workspace-write or auto_edit, got ${show(raw)}`);
@@ -199,7 +212,7 @@ function splitLines(text: string): string[] {
 }
 
 /** Where a single-valued directive or CONFIG key was given: `PROMPT`, `REPO`, `CONFIG channel_id`, … → 1-based line. */
-export type AgentfileLines = Partial<Record<Exclude<Directive, 'CONFIG' | 'CREDENTIAL'> | `CONFIG ${ConfigKey}`, number>>;
+export type AgentfileLines = Partial<Record<Exclude<Directive, 'CONFIG' | 'CREDENTIAL' | 'ALLOW'> | `CONFIG ${ConfigKey}`, number>>;
 
 export function parseAgentfileLayer(text: string): AgentfileLayer {
   return parseAgentfileLayerWithLines(text).layer;
@@ -209,7 +222,7 @@ export function parseAgentfileLayer(text: string): AgentfileLayer {
 export function parseAgentfileLayerWithLines(text: string): { layer: AgentfileLayer; lines: AgentfileLines } {
   if (typeof text !== 'string') fail(null, 'must be a string');
   const lines = splitLines(text);
-  const result: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {} };
+  const result: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {}, allow: [] };
   const envLines = new Map<string, number>();
   const credentialLines = new Map<string, number>();
   const seen: Record<string, number> = {};
@@ -296,6 +309,15 @@ export function parseAgentfileLayerWithLines(text: string): { layer: AgentfileLa
         if (envLine !== undefined) fail(lineNo, `${name} is given both as ENV (line ${envLine}) and as CREDENTIAL`);
         if (!result.credentials.includes(name)) result.credentials.push(name);
         if (!credentialLines.has(name)) credentialLines.set(name, lineNo);
+        break;
+      }
+      case 'ALLOW': {
+        const { value } = readValue(arg, lineNo, 'ALLOW');
+        const parsed = parseHostPattern(value);
+        if (typeof parsed === 'string') fail(lineNo, `ALLOW ${show(value)} ${parsed} (expected host[:port] or *.domain[:port])`);
+        const entry = formatHostPattern(parsed);
+        if (!result.allow.includes(entry)) result.allow.push(entry);
+        if (result.allow.length > MAX_ALLOW_LINES) fail(lineNo, `at most ${MAX_ALLOW_LINES} ALLOW entries`);
         break;
       }
       case 'ENV': {

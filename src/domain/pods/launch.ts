@@ -23,6 +23,8 @@ import type { AgentfileLayer, AgentfileLines } from './agentfile.ts';
 import { agentfileError } from './agentfile-syntax.ts';
 import { isBuiltinAgentSlug, permissionModeProblem } from '../../agents/builtin.ts';
 import { EMPTY_USAGE_COLUMNS } from './results.ts';
+import { parseNetworkAllow, podNetwork } from './network.ts';
+import * as orgs from '../../store/orgs.ts';
 import { DEFAULT_ITERATION_TIMEOUT_SEC, DEFAULT_MAX_ITERATIONS, POD_TOKEN_PREFIX_LENGTH, newPodKey, newPodToken, type PodConfig } from './model.ts';
 
 /** The API's fields of a new pod (POST /pods), the agentfile text aside. */
@@ -187,6 +189,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
     mcp: layer.config.mcp ?? true,
+    ...(await podNetwork(async () => parseNetworkAllow(await orgs.findOrgNetworkAllow(ctx.store.db, org.id)), layer, lines, parent)),
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,
@@ -220,6 +223,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     session_id: null,
     result: null,
     ...EMPTY_USAGE_COLUMNS,
+    network_refused: 0,
     started_at: null,
     deadline_at: null,
     finished_at: null,

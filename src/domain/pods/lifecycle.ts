@@ -20,6 +20,8 @@ export interface PodOutcome {
   session_id: string | null;
   result?: string | null;
   usage?: PodUsage | null;
+  /** Connections the pod's network walls refused (docs/runners.md "Network"). */
+  network_refused?: number;
 }
 
 async function tellChannel(ctx: DomainContext, pod: PodRow, text: string): Promise<void> {
@@ -54,6 +56,7 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     session_id: result.session_id,
     result: result.result ?? null,
     ...usageColumns(result.usage),
+    ...(result.network_refused === undefined ? {} : { network_refused: result.network_refused }),
     finished_at: now,
     updated_at: now,
   };
@@ -71,6 +74,7 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     exit_code: pod.exit_code ?? result.exit_code,
     session_id: pod.session_id ?? result.session_id,
     ...(reported ? {} : { result: result.result ?? null, ...usageColumns(result.usage) }),
+    network_refused: Math.max(Number(pod.network_refused), result.network_refused ?? 0),
   };
   if (Object.entries(added).every(([column, value]) => pod[column as keyof typeof added] === value)) return;
   // One pod.updated with the pod as the API now shows it (its status unchanged).
@@ -78,6 +82,11 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     await pods.updatePod(trx, pod.id, { ...added, updated_at: now });
     return pods.findPodByKey(trx, pod.key);
   });
+}
+
+/** A running pod's count of refused connections (the runner's `pod_network`); no event: it shows in the pod's detail. */
+export async function podNetworkRefused(ctx: DomainContext, runnerId: number, key: string, refused: number): Promise<void> {
+  await pods.updateNetworkRefused(ctx.store.db, key, runnerId, refused);
 }
 
 /**

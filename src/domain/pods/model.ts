@@ -18,6 +18,10 @@ export interface PodConfig {
   permission_mode: string | null;
   /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
   mcp?: boolean;
+  /** `CONFIG network` (absent in pods stored before it existed: restricted). */
+  network?: 'restricted' | 'none' | 'open';
+  /** The agentfile's `ALLOW` entries, canonical (absent in pods stored before they existed). */
+  allow?: string[];
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */

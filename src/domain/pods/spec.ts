@@ -5,6 +5,8 @@ import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import type { PodConfig } from './model.ts';
+import * as orgs from '../../store/orgs.ts';
+import { networkForRunner, parseNetworkAllow } from './network.ts';
 
 /** What the runner needs to start a pod, built from its stored row (on any replica, at any time). */
 export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, apiUrl: string): Promise<PodSpec> {
@@ -41,6 +43,7 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
     persistent_key: config.persistent_key,
     keep_workspace: config.keep_workspace,
     resume_session_id: config.resume_session_id,
+    network: networkForRunner(parseNetworkAllow(await orgs.findOrgNetworkAllow(db, pod.org_id)), config),
     env: {
       api_url: apiUrl,
       org: orgSlug,

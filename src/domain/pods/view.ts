@@ -34,6 +34,7 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     alias: pod.alias,
     parent_pod_key: pod.parent_pod_key,
     env: config.env ?? {},
+    network: { mode: config.network ?? 'restricted', allow: config.allow ?? [], refused: Number(pod.network_refused ?? 0) },
     error_message: pod.error_message,
     exit_code: pod.exit_code,
     started_at: isoOrNull(pod.started_at),
