@@ -103,7 +103,8 @@ export async function startHarness(slug: RealAgentSlug, options: { maxPods?: num
     writeAgentHome(agentHome, mock.url);
     // The key in the runner's configured credentials, under the name the agent reads it from.
     fs.writeFileSync(path.join(workDir, 'credentials.json'), JSON.stringify({ [MOCK_KEY_VARIABLES[slug]]: MODEL_KEY }), { mode: 0o600 });
-    const env: Record<string, string> = { PATH: runnerPath(clis.binDir), HOME: scratch, LANG: 'C.UTF-8' };
+    // The stand-in is on loopback: the runner's operator allows it, as an operator would a local model proxy.
+    const env: Record<string, string> = { PATH: runnerPath(clis.binDir), HOME: scratch, LANG: 'C.UTF-8', DROVER_RUNNER_ALLOW_HOSTS: new URL(mock.url).host };
     runner = await startRunnerProcess({
       server: server.url,
       token: (token.body as { token: string }).token,

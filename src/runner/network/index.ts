@@ -84,7 +84,9 @@ export class PodNetwork {
     try {
       // The operator's loopback services keep their address: NO_PROXY sends 127.0.0.1 direct.
       // (Ports below 1024 cannot be bound by the agent's user: those are reached through the proxy.)
-      for (const p of runner.operatorAllow) if (isLoopbackHost(p.host) && p.port >= 1024 && !room.has(p.port)) await room.expose(p.port, { host: p.host === 'localhost' ? '127.0.0.1' : p.host, port: p.port });
+      // `CONFIG network = none`: the Drover API only.
+      const loopback = spec.mode === 'none' ? [] : runner.operatorAllow.filter((p) => isLoopbackHost(p.host) && p.port >= 1024);
+      for (const p of loopback) if (!room.has(p.port)) await room.expose(p.port, { host: p.host === 'localhost' ? '127.0.0.1' : p.host, port: p.port });
       const api = new URL(spec.apiUrl);
       const apiPort = api.port ? Number(api.port) : api.protocol === 'https:' ? 443 : 80;
       const apiHost = api.hostname.replace(/^\[|\]$/g, '');
