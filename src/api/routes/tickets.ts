@@ -82,7 +82,7 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
               columns: columns.map((c) => ({
                 status: c.status,
                 total: c.total,
-                tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority })),
+                tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority, labels: JSON.parse(t.labels) as string[] })),
               })),
             },
           };

@@ -48,6 +48,7 @@ export const BoardTicket = Type.Object(
     type: TicketType,
     priority: TicketPriority,
     assignee_id: Nullable(Type.Integer()),
+    labels: Type.Array(Type.String()),
   },
   { $id: 'BoardTicket' },
 );
