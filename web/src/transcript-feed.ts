@@ -33,7 +33,8 @@ export interface TranscriptState {
 
 const PAGE = 5000;
 
-export function useTranscript(podKey: string): TranscriptState {
+/** `format`: read the output as this format instead of the agent's own ('' for the agent's). */
+export function useTranscript(podKey: string, format = ''): TranscriptState {
   const { session } = useApp();
   const [state, setState] = useState<TranscriptState>({ entries: [], format: null, complete: false, truncated: false, loaded: false, error: null });
   useEffect(() => {
@@ -49,12 +50,12 @@ export function useTranscript(podKey: string): TranscriptState {
       try {
         let page: TranscriptPage;
         do {
-          const q = `?limit=${PAGE}${after === null ? '' : `&after=${after}`}`;
+          const q = `?limit=${PAGE}${after === null ? '' : `&after=${after}`}${format ? `&format=${encodeURIComponent(format)}` : ''}`;
           page = await api<TranscriptPage>('GET', `/pods/${encodeURIComponent(podKey)}/transcript${q}`);
           if (stopped) return;
           after = page.last_seq ?? after;
-          const { entries, format, complete, truncated } = page;
-          setState((s) => ({ entries: entries.length ? s.entries.concat(entries) : s.entries, format, complete, truncated, loaded: true, error: null }));
+          const { entries, complete, truncated } = page;
+          setState((s) => ({ entries: entries.length ? s.entries.concat(entries) : s.entries, format: page.format, complete, truncated, loaded: true, error: null }));
         } while (page.has_more);
         if (!page.complete && !stopStream) {
           // More output means more entries: read again on each chunk, and once at the end.
@@ -75,6 +76,6 @@ export function useTranscript(podKey: string): TranscriptState {
       stopped = true;
       stopStream?.();
     };
-  }, [podKey, session]);
+  }, [podKey, session, format]);
   return state;
 }

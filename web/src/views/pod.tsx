@@ -2,11 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useCan, useEvents } from '../context.ts';
 import { scopeReason } from '../scopes.ts';
-import { Terminal } from '../terminal.tsx';
 import { ErrorBanner, Guarded, formatCost, later } from '../ui.tsx';
 import { DeliveryPanel } from './delivery.tsx';
 import { PodFacts } from './pod-facts.tsx';
-import { TranscriptView } from './transcript.tsx';
+import { PodOutput } from './pod-output.tsx';
 import { ACTIVE, podFromEvent, type Pod, type Usage } from './pods-model.ts';
 
 export function UsageFacts({ usage }: { usage: Usage | null | undefined }) {
@@ -35,7 +34,6 @@ export function PodPage({ podKey }: { podKey: string }) {
   const [pod, setPod] = useState<Pod | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const [raw, setRaw] = useState(false);
   const load = () => api<{ pod: Pod }>('GET', `/pods/${encodeURIComponent(podKey)}`).then((r) => setPod((current) => (current?.key === podKey ? later(current, r.pod) : r.pod)), setError);
   useEffect(() => void load(), [podKey]);
   useEvents(['pod.'], (event) => {
@@ -87,13 +85,7 @@ export function PodPage({ podKey }: { podKey: string }) {
         </details>
       )}
       {pod?.delivery && <DeliveryPanel delivery={pod.delivery} />}
-      <div class="view-head">
-        <h2>{raw ? 'Raw output' : 'Transcript'}</h2>
-        <button type="button" class="secondary" aria-pressed={raw} onClick={() => setRaw(!raw)}>
-          {raw ? 'Show transcript' : 'Show raw output'}
-        </button>
-      </div>
-      {raw ? <Terminal podKey={podKey} /> : <TranscriptView podKey={podKey} />}
+      <PodOutput podKey={podKey} />
       {pod && (
         <section class="panel" aria-labelledby="result">
           <h2 id="result">Result</h2>

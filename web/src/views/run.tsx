@@ -3,7 +3,7 @@ import { ApiError, api } from '../api.ts';
 import { useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
-import { Terminal } from '../terminal.tsx';
+import { PodOutput } from './pod-output.tsx';
 import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
 import { DeliveryPanel } from './delivery.tsx';
 import { RunDeliveries, type CallbackDelivery } from './run-deliveries.tsx';
@@ -103,8 +103,7 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
           <pre class="terminal">{run.resolved_prompt}</pre>
         </details>
       )}
-      <h2>Output</h2>
-      {run?.pod_key && canPods ? <Terminal podKey={run.pod_key} /> : <p class="hint">{run?.pod_key ? scopeReason('pods:read') : 'No pod yet.'}</p>}
+      {run?.pod_key && canPods ? <PodOutput podKey={run.pod_key} /> : <p class="hint">{run?.pod_key ? scopeReason('pods:read') : 'No pod yet.'}</p>}
       {run?.result && (
         <section class="panel">
           <h2>Result</h2>

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { changedLines } from '../../../src/agents/transcript/diff.ts';
-import type { FileEdit } from '../../../src/agents/transcript/types.ts';
+import { TRANSCRIPT_FORMATS, type FileEdit } from '../../../src/agents/transcript/types.ts';
 import { ErrorBanner } from '../ui.tsx';
 import { useTranscript, type TranscriptEntry } from '../transcript-feed.ts';
 
@@ -85,13 +85,25 @@ function Entry({ entry }: { entry: TranscriptEntry }) {
   }
 }
 
+// The formats the API reads (src/agents/transcript/types.ts); '' is the pod's agent's own.
+const FORMATS = ['', ...TRANSCRIPT_FORMATS];
+
 export function TranscriptView({ podKey }: { podKey: string }) {
-  const t = useTranscript(podKey);
+  const [format, setFormat] = useState('');
+  const t = useTranscript(podKey, format);
   const [shown, setShown] = useState(PAGE);
   const hidden = Math.max(0, t.entries.length - shown);
   const visible = hidden ? t.entries.slice(hidden) : t.entries;
   return (
     <div class="transcript" data-loaded={t.loaded ? 'true' : 'false'} data-entries={t.entries.length}>
+      <label class="inline">
+        Read the output as
+        <select value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+          {FORMATS.map((f) => (
+            <option value={f}>{f || "the agent's format"}</option>
+          ))}
+        </select>
+      </label>
       <ErrorBanner error={t.error} />
       {t.truncated && <p class="hint">The start of this pod's output is no longer kept (the last 1 MiB is): earlier entries are gone.</p>}
       {hidden > 0 && (
