@@ -20,8 +20,8 @@ describe.each(DATABASES)('dashboard loops and channels (%s)', (kind) => {
       await page.getByRole('button', { name: 'New loop' }).click();
       const gate = `loop-gate-${width}-${Date.now()}`;
       await page.getByLabel('Name', { exact: true }).fill(`Nightly ${width}`);
-      await page.getByLabel('Agent', { exact: true }).selectOption('shell');
-      await page.getByLabel('Mode', { exact: true }).selectOption('direct');
+      await page.locator('select[name="agent"]').selectOption('shell');
+      await page.locator('select[name="mode"]').selectOption('direct');
       await page.getByLabel(/Prompt template/).fill(`echo hello {{who}}\n${waitForTicketLine(gate)}\necho done`);
       await page.getByLabel('Variables (JSON object)').fill('{"who": "world"}');
       await page.getByLabel('Concurrency policy').selectOption('queue');

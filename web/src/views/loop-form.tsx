@@ -97,7 +97,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         )}
         <label>
           Agent
-          <select required {...bind('agent')}>
+          <select name="agent" required {...bind('agent')}>
             {BUILTIN_AGENT_SLUGS.map((a) => (
               <option value={a}>
                 {a}
@@ -111,7 +111,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
       <div class="row">
         <label>
           Repository
-          <select {...bind('repository')}>
+          <select name="repository" {...bind('repository')}>
             <option value="">None</option>
             {names.repositories.map((r) => (
               <option value={String(r.id)}>{r.name}</option>
@@ -120,7 +120,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         </label>
         <label>
           Runner
-          <select {...bind('runner')}>
+          <select name="runner" {...bind('runner')}>
             <option value="">Any runner</option>
             {names.runners.map((r) => (
               <option value={String(r.id)}>{r.name}</option>
@@ -129,7 +129,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         </label>
         <label>
           Branch
-          <input placeholder="the repository's default" {...bind('branch')} />
+          <input name="branch" placeholder="the repository's default" {...bind('branch')} />
         </label>
       </div>
       <label>
@@ -169,7 +169,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         </label>
         <label>
           Mode
-          <select {...bind('mode')}>
+          <select name="mode" {...bind('mode')}>
             {MODES.map((m) => (
               <option value={m}>{m}</option>
             ))}

@@ -27,6 +27,13 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
     void loadDeliveries();
   };
   useEffect(load, [slug, runId]);
+  // A retry is due at a known time and no event announces its outcome: read the deliveries then.
+  useEffect(() => {
+    const due = (deliveries ?? []).filter((d) => d.status === 'pending' && d.next_attempt_at).map((d) => Date.parse(d.next_attempt_at!));
+    if (due.length === 0) return;
+    const timer = setTimeout(() => void loadDeliveries(), Math.max(1000, Math.min(...due) - Date.now() + 1000));
+    return () => clearTimeout(timer);
+  }, [deliveries]);
   useEvents(['run.'], (event) => {
     if (event.type === 'reset') return load();
     const changed = resourceOf<Run>(event, 'run');
