@@ -6,10 +6,36 @@
  * markdown and links; runner labels; a favicon (no 404); empty states that help; the loop form;
  * data marked stale while the stream reconnects.
  */
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES } from '../helpers/databases.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { WIDTHS, axeViolations, useDashboard, waitForTicketLine } from './harness.ts';
+
+/** The page's width as laid out (wider than the viewport when something overflows). */
+const pageWidth = (page: Page) => page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
+/** Navigates within the app, as a click on a link would (no reload). */
+const setHash = (page: Page, hash: string) => page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
+
+/**
+ * A network drop, simulated in the page: `dropEvents()` cuts the event stream's connection and
+ * makes new ones fail until `blockEvents = false`.
+ */
+const DROPPABLE_EVENTS = `(() => {
+  const original = window.fetch.bind(window);
+  const open = [];
+  window.blockEvents = false;
+  window.dropEvents = () => { window.blockEvents = true; for (const c of open.splice(0)) c.abort(); };
+  window.fetch = (input, init = {}) => {
+    const url = String(input instanceof Request ? input.url : input).split('?')[0];
+    if (!url.endsWith('/events')) return original(input, init);
+    if (window.blockEvents) return Promise.reject(new TypeError('network down'));
+    const c = new AbortController();
+    if (init.signal) init.signal.addEventListener('abort', () => c.abort());
+    open.push(c);
+    return original(input, { ...init, signal: c.signal });
+  };
+})();`;
 
 describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
   const dashboard = useDashboard(kind, { DROVER_WEBHOOK_ALLOW_PRIVATE: 'true' });
@@ -51,11 +77,11 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
     const page = await d.signedIn(390);
     await page.locator('.board[data-loaded="true"]').waitFor();
     await page.locator(`[data-slug="${made.body.ticket.slug}"]`).waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
     await page.goto(`${d.url}/#/tickets/${made.body.ticket.slug}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.locator('dl.facts').first().waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
     await page.context().close();
   });
 
@@ -97,10 +123,10 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
       const page = await d.signedIn(width);
       await page.goto(`${d.url}/#/loops/${slug}/runs/999999`);
       await page.getByRole('alert').waitFor();
-      await page.evaluate((hash) => (location.hash = hash), `/loops/${slug}/runs/${second.body.run.id}`);
+      await setHash(page, `/loops/${slug}/runs/${second.body.run.id}`);
       await page.getByRole('heading', { name: new RegExp(`^Run ${second.body.run.id} of ${slug}`) }).waitFor();
       expect(await page.getByRole('alert').count()).toBe(0);
-      await page.evaluate((hash) => (location.hash = hash), `/loops/${slug}/runs/${first.body.run.id}`);
+      await setHash(page, `/loops/${slug}/runs/${first.body.run.id}`);
       await page.getByRole('heading', { name: new RegExp(`^Run ${first.body.run.id} of ${slug}`) }).waitFor();
       await expect.poll(() => page.locator('dl.facts').first().textContent(), { timeout: 30_000 }).toContain('"n":"one"');
       expect(await page.locator('dl.facts').first().textContent()).not.toContain('"n":"two"');
@@ -148,7 +174,7 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
       expect(await message.getByRole('link', { name: 'the log' }).getAttribute('href')).toBe('https://example.com/log');
       expect(await message.locator('img').count()).toBe(0);
       expect(await message.locator('a[href^="javascript"]').count()).toBe(0);
-      expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
+      expect(await page.evaluate(() => (globalThis as unknown as { hacked?: number }).hacked)).toBeUndefined();
       await page.context().close();
     });
 
@@ -158,7 +184,7 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
       await page.goto(`${d.url}/#/loops`);
       await page.getByRole('button', { name: 'New loop' }).click();
       expect(await page.locator('select[name="mode"]').inputValue()).toBe('autopilot');
-      const agents = await page.locator('select[name="agent"] option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value));
+      const agents = await page.locator('select[name="agent"] option').evaluateAll((o) => o.map((x) => (x as unknown as { value: string }).value));
       expect(agents).toEqual(expect.arrayContaining(['claude-code', 'codex', 'gemini-cli', 'shell']));
       for (const name of ['Repository', 'Runner', 'Branch']) expect(await page.getByLabel(new RegExp(`^${name}`)).count()).toBe(1);
       await page.getByText('Description, callback and agentfile lines').click();
@@ -172,37 +198,17 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
     it('marks the data stale while the event stream reconnects', async () => {
       const d = dashboard();
       const page = await d.page(width);
-      // A network drop, simulated in the page: the event stream's connection is cut, and new ones
-      // fail until the test lets them through again.
-      await page.addInitScript(() => {
-        const w = window as unknown as { fetch: typeof fetch; dropEvents: () => void; blockEvents: boolean };
-        const original = w.fetch.bind(window);
-        const open: AbortController[] = [];
-        w.blockEvents = false;
-        w.dropEvents = () => {
-          w.blockEvents = true;
-          for (const c of open.splice(0)) c.abort();
-        };
-        w.fetch = (input: RequestInfo | URL, init: RequestInit = {}) => {
-          const url = String(input instanceof Request ? input.url : input).split('?')[0];
-          if (!url.endsWith('/events')) return original(input, init);
-          if (w.blockEvents) return Promise.reject(new TypeError('network down'));
-          const c = new AbortController();
-          init.signal?.addEventListener('abort', () => c.abort());
-          open.push(c);
-          return original(input, { ...init, signal: c.signal });
-        };
-      });
+      await page.addInitScript(DROPPABLE_EVENTS);
       await page.goto(d.url + '/');
       await page.getByLabel('Organization').fill('default');
       await page.getByLabel('API key').fill(d.key);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.locator('.live-live').waitFor({ timeout: 20_000 });
       expect(await page.locator('main[data-stale]').count()).toBe(0);
-      await page.evaluate(() => (window as unknown as { dropEvents: () => void }).dropEvents());
+      await page.evaluate('window.dropEvents()');
       await page.locator('main[data-stale="true"]').waitFor({ timeout: 20_000 });
       expect(await page.getByText('what you see may be out of date').count()).toBe(1);
-      await page.evaluate(() => void ((window as unknown as { blockEvents: boolean }).blockEvents = false));
+      await page.evaluate('window.blockEvents = false');
       await page.locator('.live-live').waitFor({ timeout: 30_000 });
       expect(await page.locator('main[data-stale]').count()).toBe(0);
       await page.context().close();
