@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { useApp } from './context.ts';
 import { streamPodOutput } from './live.ts';
-import type { TranscriptEntry } from '../../src/agents/transcript/types.ts';
+import type { TranscriptEntry } from '../../src/protocol/transcript.ts';
 
 export type { TranscriptEntry };
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { BUILTIN_AGENT_SLUGS } from '../../../src/agents/builtin.ts';
+import { BUILTIN_AGENT_SLUGS } from '../../../src/protocol/enums.ts';
 import { api } from '../api.ts';
 import { useNames } from '../names.ts';
 import type { Runner } from './pods-model.ts';

@@ -6,7 +6,8 @@ import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
 import { nameOf, useNames } from '../names.ts';
-import { ACTIVE, POD_STATUSES, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
+import { POD_STATUSES } from '../../../src/protocol/enums.ts';
+import { ACTIVE, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
 
 const PAGE = 50;
 

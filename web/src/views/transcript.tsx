@@ -4,8 +4,7 @@
  * are shown a page at a time, newest last, so a 5,000-entry transcript renders as fast as a short one.
  */
 import { useState } from 'preact/hooks';
-import { changedLines } from '../../../src/agents/transcript/diff.ts';
-import { TRANSCRIPT_FORMATS, type FileEdit } from '../../../src/agents/transcript/types.ts';
+import { TRANSCRIPT_FORMATS, changedLines, type FileEdit } from '../../../src/protocol/transcript.ts';
 import { ErrorBanner } from '../ui.tsx';
 import { useTranscript, type TranscriptEntry } from '../transcript-feed.ts';
 
