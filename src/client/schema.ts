@@ -619,6 +619,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/pods/{key}/patch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pod's work as `git format-patch` text (kept whatever became of the push); 404 when there is none */
+        get: operations["getPodPatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/pods/{key}/terminate": {
         parameters: {
             query?: never;
@@ -1362,6 +1379,35 @@ export interface components {
              */
             created_at: string;
         };
+        Delivery: {
+            /**
+             * @description pending until the pod ends; pushed; no_changes (no commit, nothing pushed); failed (error says why; the patch is kept)
+             * @enum {unknown}
+             */
+            status: "pending" | "pushed" | "no_changes" | "failed";
+            /** @description the branch the work was (or was to be) pushed to */
+            branch: string | null;
+            /** @description the commit the work started from */
+            base_commit: string | null;
+            /** @description the last commit of the work */
+            head_commit: string | null;
+            /** @description the commits of the work, oldest first (at most the last 100) */
+            commits: {
+                sha: string;
+                subject: string;
+            }[];
+            files_changed: number;
+            insertions: number;
+            deletions: number;
+            /** @description with CONFIG deliver = merge_request, once opened */
+            merge_request: {
+                id: number;
+                url: string;
+                /** @enum {unknown} */
+                state: "opened" | "merged" | "closed";
+            } | null;
+            error: string | null;
+        };
         PodListItem: {
             key: string;
             /** @enum {unknown} */
@@ -1470,6 +1516,7 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             finished_at: string | null;
+            delivery: components["schemas"]["Delivery"] | null;
         };
         RunnerPodItem: {
             key: string;
@@ -4047,6 +4094,112 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
+        };
+    };
+    getPodPatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": string;
+                };
+            };
+            /** @description VALIDATION_FAILED or INVALID_JSON: the query, path, headers or body are invalid (`details` names the fields) */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description AUTH_REQUIRED or INVALID_API_KEY: no key, or an unknown, expired or revoked one */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INSUFFICIENT_SCOPE: the key lacks the scope (`required_scopes`) */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description NOT_FOUND: the organization, or the addressed resource in it, does not exist */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body not sent as application/json */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this key; QUOTA_EXCEEDED: an organization quota (the message names it); TOO_MANY_STREAMS (event and output streams): the key or pod token already holds 20 open streams, or its organization 500; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    "retry-after": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the request id identifies it in the server log */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     terminatePod: {
