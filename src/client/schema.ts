@@ -3261,7 +3261,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        ticket: components["schemas"]["Ticket"];
+                        ticket: {
+                            id: number;
+                            slug: string;
+                            /** @enum {unknown} */
+                            type: "feature" | "bug" | "task" | "chore" | "improvement";
+                            title: string;
+                            /** @enum {unknown} */
+                            status: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+                            /** @enum {unknown} */
+                            priority: "low" | "medium" | "high" | "urgent";
+                            assignee_id: number | null;
+                            repository_id: number | null;
+                            labels: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            description: string | null;
+                            parent_slug: string | null;
+                            /** @description the ticket's pods, newest first (at most 20) */
+                            pods: {
+                                key: string;
+                                status: string;
+                                agent_slug: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                delivery: components["schemas"]["Delivery"] | null;
+                            }[];
+                            /** @description merge requests its pods opened, as their deliveries recorded them */
+                            merge_requests: {
+                                id: number;
+                                url: string;
+                                /** @enum {unknown} */
+                                state: "opened" | "merged" | "closed";
+                                branch: string;
+                            }[];
+                        };
                     };
                 };
             };
@@ -4119,87 +4164,14 @@ export interface operations {
                     "text/x-patch": string;
                 };
             };
-            /** @description VALIDATION_FAILED or INVALID_JSON: the query, path, headers or body are invalid (`details` names the fields) */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description AUTH_REQUIRED or INVALID_API_KEY: no key, or an unknown, expired or revoked one */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description INSUFFICIENT_SCOPE: the key lacks the scope (`required_scopes`) */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description NOT_FOUND: the organization, or the addressed resource in it, does not exist */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: a body not sent as application/json */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description RATE_LIMITED: too many requests for this key; QUOTA_EXCEEDED: an organization quota (the message names it); TOO_MANY_STREAMS (event and output streams): the key or pod token already holds 20 open streams, or its organization 500; retry after Retry-After seconds */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    "retry-after": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description INTERNAL: an unexpected failure; the request id identifies it in the server log */
-            500: {
-                headers: {
-                    "x-request-id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/x-patch": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
         };
     };
     terminatePod: {

@@ -13,3 +13,16 @@ export async function findPodPatch(db: Executor, podId: number): Promise<string 
   const row = await db.selectFrom('pod_patches').select('patch').where('pod_id', '=', podId).executeTakeFirst();
   return row?.patch;
 }
+
+/** A ticket's pods, newest first (at most `limit`): what GET /tickets/:slug lists with their deliveries. */
+export async function podsOfTicket(db: Executor, orgId: number, ticketSlug: string, limit: number) {
+  return db
+    .selectFrom('pods')
+    .select(['key', 'status', 'agent_slug', 'created_at', 'delivery'])
+    .where('org_id', '=', orgId)
+    .where('ticket_slug', '=', ticketSlug)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

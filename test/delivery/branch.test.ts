@@ -164,6 +164,30 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
     expect(git('show', `drover/${key}:started.txt`)).toBe('started');
   });
 
+  it('hooks, a clean filter in .gitattributes and core.fsmonitor written by the pod never run on the runner', async () => {
+    const markers = path.join(scratch, 'markers');
+    fs.mkdirSync(markers, { recursive: true });
+    const mark = (name: string) => `echo ran > ${path.join(markers, name)}; touch /tmp/drover-delivery-${name}`;
+    const script = [
+      `printf '#!/bin/sh\n${mark('hook')}\n' > .git/hooks/pre-commit`,
+      `cp .git/hooks/pre-commit .git/hooks/post-commit && cp .git/hooks/pre-commit .git/hooks/reference-transaction && chmod +x .git/hooks/*`,
+      `git config filter.evil.clean 'sh -c "${mark('filter')}; cat"'`,
+      `git config core.fsmonitor '${path.join(markers, 'fsmonitor.sh')}'`,
+      `printf '#!/bin/sh\n${mark('fsmonitor')}\n' > ${path.join(markers, 'fsmonitor.sh')} 2>/dev/null || true`,
+      "echo '*.txt filter=evil' > .gitattributes",
+      'echo secret-work > work.txt',
+    ].join('\n');
+    // The marker directory exists only on the host: the pod cannot even write its fsmonitor program there.
+    fs.writeFileSync(path.join(markers, 'fsmonitor.sh'), `#!/bin/sh\n${mark('fsmonitor')}\n`, { mode: 0o755 });
+    const key = await c.createPod(script, runner.runnerId, 'REPO shop');
+    const pod = await settled(key);
+    expect(pod.delivery, JSON.stringify(pod)).toMatchObject({ status: 'pushed', branch: `drover/${key}` });
+    expect(git('show', `drover/${key}:work.txt`)).toBe('secret-work');
+    // Nothing ran on the host: no marker in the host directory, none in the host's /tmp.
+    expect(fs.readdirSync(markers)).toEqual(['fsmonitor.sh']);
+    for (const name of ['hook', 'filter', 'fsmonitor']) expect(fs.existsSync(`/tmp/drover-delivery-${name}`)).toBe(false);
+  });
+
   it('CONFIG deliver checks: merge_request on a plain git repository, deliver_branch = the base branch, deliver without REPO are 400', async () => {
     for (const lines of [['REPO shop', 'CONFIG deliver = merge_request'], ['REPO shop', 'CONFIG deliver_branch = main'], ['CONFIG deliver = branch'], ['REPO shop', 'CONFIG deliver = later']]) {
       const response = await c.api('POST', `${ORG}/pods`, { agent_slug: 'shell', agentfile_layer: [...lines, 'PROMPT "true"'].join('\n') });

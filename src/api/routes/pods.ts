@@ -66,7 +66,6 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           operationId: 'getPodPatch',
           summary: "The pod's work as `git format-patch` text (kept whatever became of the push); 404 when there is none",
           params: s.PodParams,
-          produces: ['text/x-patch'],
           response: { 200: { description: 'git format-patch text', content: { 'text/x-patch': { schema: Type.String() } } }, ...errorResponses() },
         },
       },

@@ -16,6 +16,8 @@ export function deliveries() {
         .addColumn('patch', 'text', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
+      // A ticket's pods (GET /tickets/:slug lists them, newest first).
+      await db.schema.createIndex('pods_org_ticket').on('pods').columns(['org_id', 'ticket_slug', 'created_at']).execute();
     },
   };
 }
