@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
+import type { PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
 import { agentEnvironment } from '../agents/environment.ts';
 import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
 import { supportsMcp } from '../agents/mcp.ts';
@@ -18,7 +18,7 @@ import { wireMcp } from './mcp-wiring.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 import { deliverPod } from './delivery/index.ts';
-import type { DeliveryReport } from '../gateway/protocol-delivery.ts';
+import type { DeliveryReport } from '../protocol/delivery.ts';
 
 export interface SupervisorHooks {
   started(key: string): void;

@@ -2,7 +2,7 @@
  * A pod's delivery (docs/agents.md "Getting the work back"): what became of its work, as pods,
  * runs and their events show it. Stored as JSON text on the pod row.
  */
-import type { DeliveryReport } from '../../gateway/protocol-delivery.ts';
+import type { DeliveryReport } from '../../protocol/delivery.ts';
 import type { RepositoryRow } from '../../store/schema.ts';
 import type { AgentfileConfig, AgentfileLines } from '../pods/agentfile.ts';
 import { agentfileError } from '../pods/agentfile-syntax.ts';

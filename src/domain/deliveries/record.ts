@@ -3,7 +3,7 @@
  * delivery on the pod row, the patch beside it, in the transaction that reports the pod's end, so
  * its `pod.updated` event carries the delivery.
  */
-import type { DeliveryReport } from '../../gateway/protocol-delivery.ts';
+import type { DeliveryReport } from '../../protocol/delivery.ts';
 import type { Executor } from '../../store/db.ts';
 import { savePodPatch } from '../../store/pod-patches.ts';
 import * as pods from '../../store/pods.ts';

@@ -5,7 +5,7 @@
  * never loses the only copy.
  */
 import fs from 'node:fs/promises';
-import type { DeliverSpec, DeliveryReport } from '../../gateway/protocol-delivery.ts';
+import type { DeliverSpec, DeliveryReport } from '../../protocol/delivery.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { removeTree } from '../workspace/files.ts';
 import { branchNameProblem } from '../workspace/git.ts';

@@ -4,7 +4,7 @@
  * URL with the repository's token. The token travels only in the environment of this git (an
  * `http.<url>.extraHeader`, ../workspace/git.ts), never on a command line, never in a sandbox.
  */
-import { MAX_DELIVERY_COMMITS, MAX_PATCH_BYTES, type DeliveryCommit } from '../../gateway/protocol-delivery.ts';
+import { MAX_DELIVERY_COMMITS, MAX_PATCH_BYTES, type DeliveryCommit } from '../../protocol/delivery.ts';
 import { scrub } from '../../git/scrub.ts';
 import { gitFailureReason, workspaceGitEnv } from '../workspace/git.ts';
 import { cacheGit, lastLine } from './capture.ts';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Type, type Static, type TSchema } from 'typebox';
-import { DeliverSpec, DeliveryReport } from './protocol-delivery.ts';
+import { DeliverSpec, DeliveryReport } from './delivery.ts';
 
 /**
  * The runner link: JSON text frames over one WebSocket dialled by the runner. Every message is
@@ -202,3 +202,6 @@ export function sendCoalesced(socket: { send(data: string): void }, data: string
   }
   socket.send(data);
 }
+
+/** What `drover serve`'s own runner, a child process, tells its parent over the IPC channel. */
+export type LocalRunnerMessage = { t: 'connected'; runner_id: number };
