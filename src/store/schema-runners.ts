@@ -53,7 +53,9 @@ export interface CustomAgentsTable {
   created_at: number;
 }
 
-export type PodStatus = 'queued' | 'initializing' | 'running' | 'completed' | 'failed' | 'terminated' | 'orphaned';
+import type { PodStatus } from '../protocol/enums.ts';
+
+export type { PodStatus };
 
 export interface PodsTable {
   id: Generated<number>;
@@ -91,6 +93,8 @@ export interface PodsTable {
   usage_turns: number | null;
   /** Connections the pod's egress proxy refused (migration 0016). */
   network_refused: number;
+  /** What became of the pod's work, as JSON text (migration 0019); null without a repository. */
+  delivery: string | null;
   started_at: number | null;
   deadline_at: number | null;
   finished_at: number | null;
@@ -104,6 +108,13 @@ export interface PodOutputChunksTable {
   start_offset: number;
   end_offset: number;
   data: string;
+}
+
+/** A pod's work as `git format-patch` text (migration 0019). */
+export interface PodPatchesTable {
+  pod_id: number;
+  patch: string;
+  created_at: number;
 }
 
 export type RunnerTokenRow = Selectable<RunnerTokensTable>;

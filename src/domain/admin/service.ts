@@ -7,7 +7,7 @@ import * as users from '../../store/users.ts';
 import type { ApiKeyRow, OrgRecord, OrgRow, UserRow } from '../../store/schema.ts';
 import { MAX_ALLOW_ENTRIES, formatHostPattern, parseHostList } from '../../net/host-pattern.ts';
 import { generateApiKey, hashSecret, keyPrefix } from '../auth/keys.ts';
-import { SCOPES, type Scope } from '../auth/scopes.ts';
+import { SCOPES, type Scope } from '../../protocol/scopes.ts';
 import type { DomainContext } from '../context.ts';
 import { defaultTicketPrefix } from '../tickets/model.ts';
 import { recordTicketsUpdated } from '../tickets/service.ts';

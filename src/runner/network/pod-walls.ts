@@ -1,5 +1,5 @@
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
-import type { PodSpec } from '../../gateway/protocol.ts';
+import type { PodSpec } from '../../protocol/runner-link.ts';
 import { PodNetwork, type NetworkMode, type RunnerNetworkOptions } from './index.ts';
 
 /** How often at most a pod's refusal count goes to the server while it runs (the final count goes with its outcome). */
