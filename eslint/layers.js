@@ -1,6 +1,6 @@
 // The layering of docs/design.md "Rooms", checked on every relative import: an arrow may only
 // point down (api/cli/mcp → domain → events → store → protocol), runner/ and domain/ meet only
-// in agents/, git/ and protocol/, and nothing below api/ imports api/. A new room must be added
+// in agents/, git/, net/ and protocol/, and nothing below api/ imports api/. A new room must be added
 // here, or every import into or out of it is reported.
 import path from 'node:path';
 
@@ -10,18 +10,20 @@ const WEB = path.resolve(import.meta.dirname, '..', 'web');
 /** What each room of src/ may import besides itself and the kernel files. */
 export const ALLOWED = {
   protocol: [],
+  /** Network address rules shared by the server and runners (address guard, host patterns). */
+  net: [],
   client: ['protocol'],
   store: ['protocol'],
   events: ['store', 'protocol'],
   agents: ['protocol'],
   git: ['protocol'],
-  domain: ['events', 'store', 'protocol', 'agents', 'git'],
-  runner: ['agents', 'git', 'protocol', 'client'],
-  gateway: ['domain', 'events', 'store', 'protocol', 'agents', 'git'],
-  scheduler: ['domain', 'events', 'store', 'protocol', 'agents', 'git'],
-  api: ['gateway', 'domain', 'events', 'store', 'protocol', 'agents', 'git'],
-  mcp: ['client', 'domain', 'events', 'store', 'protocol', 'agents', 'git'],
-  cli: ['client', 'runner', 'domain', 'events', 'store', 'protocol', 'agents', 'git'],
+  domain: ['events', 'store', 'protocol', 'agents', 'git', 'net'],
+  runner: ['agents', 'git', 'protocol', 'client', 'net'],
+  gateway: ['domain', 'events', 'store', 'protocol', 'agents', 'git', 'net'],
+  scheduler: ['domain', 'events', 'store', 'protocol', 'agents', 'git', 'net'],
+  api: ['gateway', 'domain', 'events', 'store', 'protocol', 'agents', 'git', 'net'],
+  mcp: ['client', 'domain', 'events', 'store', 'protocol', 'agents', 'git', 'net'],
+  cli: ['client', 'runner', 'domain', 'events', 'store', 'protocol', 'agents', 'git', 'net'],
 };
 
 /** Files at the top of src/ that everything may use; they import only each other and protocol/. */
@@ -52,7 +54,7 @@ export function violation(from, to) {
   if (!(to in ALLOWED)) return `${to}/ is not a known room: add it to eslint/layers.js`;
   if (to === 'api') return 'nothing below api/ imports api/';
   if ((from === 'runner' && to === 'domain') || (from === 'domain' && to === 'runner'))
-    return 'runner/ and domain/ do not import each other: share agents/, git/ or protocol/';
+    return 'runner/ and domain/ do not import each other: share agents/, git/, net/ or protocol/';
   return `an arrow up the layers: ${from}/ may import ${allowed.join(', ') || 'nothing outside itself'}`;
 }
 

@@ -18,8 +18,7 @@
  *   CREDENTIAL <ENV_NAME>          may repeat; duplicates are dropped, first occurrence kept
  *   ENV <NAME> "value"             a non-secret variable for the agent; the value may be bare
  *                                  when it has no whitespace; may repeat, each NAME once
- *   ALLOW <host[:port]>            a host the pod may reach through its network walls (`*.domain`
- *                                  too; port default 443; docs/runners.md "Network"); may repeat
+ *   ALLOW <host[:port]>            a host the pod may reach (*.domain too; port 443; docs/runners.md)
  *
  * Decisions:
  * - Directive names, CONFIG keys and MODE / enum values are case-sensitive, as written above
