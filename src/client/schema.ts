@@ -1677,6 +1677,7 @@ export interface components {
                 /** @description model turns of the agent loop */
                 turns: number | null;
             };
+            delivery: components["schemas"]["Delivery"] | null;
             /** @enum {unknown} */
             callback_status: "none" | "pending" | "delivered" | "failed";
             /**

@@ -5,7 +5,7 @@ import type { PodRow, PodStatus, PodsTable } from './schema-runners.ts';
 /** A pod's results as runs show them (contract §10). */
 export type PodResultsRow = Pick<
   PodRow,
-  'result' | 'session_id' | 'usage_input_tokens' | 'usage_output_tokens' | 'usage_cache_read_tokens' | 'usage_cache_write_tokens' | 'usage_cost_usd' | 'usage_turns'
+  'result' | 'session_id' | 'delivery' | 'usage_input_tokens' | 'usage_output_tokens' | 'usage_cache_read_tokens' | 'usage_cache_write_tokens' | 'usage_cost_usd' | 'usage_turns'
 >;
 
 export { ACTIVE_POD_STATUSES };
@@ -129,7 +129,7 @@ export async function podResultsByKeys(db: Executor, keys: readonly string[]): P
   if (keys.length === 0) return found;
   const rows = await db
     .selectFrom('pods')
-    .select(['key', 'result', 'session_id', 'usage_input_tokens', 'usage_output_tokens', 'usage_cache_read_tokens', 'usage_cache_write_tokens', 'usage_cost_usd', 'usage_turns'])
+    .select(['key', 'result', 'session_id', 'delivery', 'usage_input_tokens', 'usage_output_tokens', 'usage_cache_read_tokens', 'usage_cache_write_tokens', 'usage_cost_usd', 'usage_turns'])
     .where('key', 'in', [...new Set(keys)])
     .execute();
   for (const { key, ...row } of rows) found.set(key, row);

@@ -4,6 +4,7 @@ import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES
 import { CRON_PATTERN, TIMEZONE_PATTERN, expressionProblem, timezoneProblem } from '../../domain/loops/schedule.ts';
 import { Id, Limit, NO_NUL, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 import { resultFields } from './pods.ts';
+import { deliveryField } from './deliveries.ts';
 
 const AutopilotConfig = Type.Object(
   {
@@ -202,6 +203,7 @@ export const Run = Type.Object(
     duration_sec: Nullable(Type.Number()),
     error_message: Nullable(Type.String()),
     ...resultFields,
+    ...deliveryField,
     callback_status: Type.Enum(['none', 'pending', 'delivered', 'failed']),
     created_at: Timestamp,
     updated_at: Timestamp,

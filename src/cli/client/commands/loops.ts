@@ -5,6 +5,7 @@ type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['req
 type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put']['requestBody']>['content']['application/json'];
 import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, toInteger, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
+import { deliveryText } from '../delivery-view.ts';
 
 const ACTIVE = new Set(['queued', 'pending', 'running']);
 
@@ -31,7 +32,7 @@ const runColumns: Column<Schemas['Run']>[] = [
 
 /** The callback secret is shown by --json only: a table on a shared screen is no place for it. */
 const showLoop = (data: { loop: Schemas['Loop'] }) => record(data.loop, { callback_secret: '(hidden; --json shows it)' });
-const showRun = (data: { run: Schemas['Run'] }) => record(data.run);
+const showRun = (data: { run: Schemas['Run'] }) => record({ ...data.run, delivery: deliveryText(data.run.delivery) });
 
 const fields: Record<string, OptionSpec> = {
   name: { type: 'string', value: 'NAME', description: 'name, 1–255 characters' },

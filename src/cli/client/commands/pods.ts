@@ -6,6 +6,7 @@ import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, 
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 import { podOutputPrinter, showPodOutput } from '../terminal.ts';
 import { followTranscript, podAgent, printTranscript, transcriptOptions, transcriptWanted } from '../transcript-view.ts';
+import { deliveryText } from '../delivery-view.ts';
 
 export const podColumns: Column<Schemas['PodListItem'] | Schemas['RunnerPodItem']>[] = [
   { header: 'KEY', value: (p) => p.key },
@@ -70,7 +71,7 @@ export const podCommands: Command[] = [
     examples: ['drover pods get p-1a2b3c4d5e6f7g'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/pods/{key}`, { params: { path: { ...client.path, key: p.positionals[0] } } })), (d) => record(d.pod));
+      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/pods/{key}`, { params: { path: { ...client.path, key: p.positionals[0] } } })), (d) => record({ ...d.pod, delivery: deliveryText(d.pod.delivery) }));
     },
   },
   {
