@@ -34,7 +34,7 @@
  * - CRLF line endings are accepted (one `\r` before each `\n` is dropped, heredoc bodies included).
  * - Input is capped at 64 KiB (UTF-8) and 2,000 lines.
  */
-import { envNameProblem } from '../../agents/environment.ts';
+import { envNameProblem, forbiddenEnvName } from '../../agents/environment.ts';
 import { fail, hasControl, hasWhitespaceOrControl, parseInteger, parseQuoted, readValue, show } from './agentfile-syntax.ts';
 
 export interface AgentfileConfig {
@@ -172,6 +172,8 @@ function parseCredential(arg: string, lineNo: number): string {
   if (value.startsWith(RESERVED_CREDENTIAL_PREFIX) || (RESERVED_CREDENTIALS as readonly string[]).includes(value)) {
     fail(lineNo, `CREDENTIAL ${value} is reserved: Drover sets it in the agent's environment itself`);
   }
+  const forbidden = forbiddenEnvName(value);
+  if (forbidden !== null) fail(lineNo, `CREDENTIAL ${forbidden}`);
   return value;
 }
 
