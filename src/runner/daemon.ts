@@ -13,6 +13,8 @@ import {
 } from '../gateway/protocol.ts';
 import { detectAgentVersions } from '../agents/detect.ts';
 import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type RunnerSettings, type StoredIdentity } from './identity.ts';
+import { openCgroups } from './limits/cgroups.ts';
+import { DEFAULT_POD_LIMITS, type PodLimits } from './limits/settings.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
 import { PodSupervisor } from './supervisor.ts';
@@ -41,6 +43,9 @@ export interface RunnerOptions {
   sandboxReadOnly?: string[];
   /** The bubblewrap program (default `bwrap` on PATH). */
   bwrap?: string;
+  /** The operator's pod limits (default DEFAULT_POD_LIMITS) and a delegated cgroup v2 subtree. */
+  podLimits?: PodLimits;
+  cgroupRoot?: string;
   credentials?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
   heartbeatMs?: number;
@@ -118,6 +123,8 @@ export class RunnerDaemon {
       credentials: this.options.credentials ?? {},
       runnerEnv: this.options.env ?? process.env,
       sandbox,
+      cgroups: openCgroups(this.workDir, this.options.cgroupRoot),
+      podLimits: this.options.podLimits ?? DEFAULT_POD_LIMITS,
       killGraceMs: this.options.killGraceMs,
       hooks: {
         started: (key) => this.sendOrKeep({ type: 'pod_started', key }),

@@ -234,7 +234,8 @@ export class WorkspaceManager {
 
   private async refreshOrigin(target: Target, repo: Repo, refs: OriginRefs): Promise<void> {
     const view = { cwd: target.workspace, writable: [target.workspace, target.home], readOnly: [path.join(repo.cache, 'objects')] };
-    const wrap = (command: string, args: string[]) => this.sandbox?.wrap(command, args, view) ?? { command, args };
+    const sandbox = this.sandbox;
+    const wrap = sandbox ? (command: string, args: string[], env: Record<string, string>) => sandbox.wrap(command, args, view, env) : undefined;
     const env = { ...workspaceGitEnv('', ''), HOME: target.home };
     const options = { cwd: target.workspace, env, timeoutMs: this.gitTimeoutMs, wrap };
     const listed = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'], options);

@@ -35,6 +35,7 @@
  * - Input is capped at 64 KiB (UTF-8) and 2,000 lines.
  */
 import { envNameProblem, forbiddenEnvName } from '../../agents/environment.ts';
+import { LIMIT_KEYS, parseLimit } from './limits.ts';
 import { fail, hasControl, hasWhitespaceOrControl, parseInteger, parseQuoted, readValue, show } from './agentfile-syntax.ts';
 
 export interface AgentfileConfig {
@@ -49,6 +50,11 @@ export interface AgentfileConfig {
   permission_mode?: string;
   /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
   mcp?: boolean;
+  /** Resource limits (./limits.ts). */
+  memory_mb?: number;
+  pids?: number;
+  cpus?: number;
+  disk_mb?: number;
 }
 
 export interface AgentfileLayer {
@@ -84,6 +90,7 @@ export const CONFIG_KEYS = [
   'iteration_timeout_sec',
   'permission_mode',
   'mcp',
+  ...LIMIT_KEYS,
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
 /** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
@@ -130,6 +137,11 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
       return raw;
     case 'max_turns':
       return parseInteger(raw, lineNo, what, 1, 10_000);
+    case 'memory_mb':
+    case 'pids':
+    case 'cpus':
+    case 'disk_mb':
+      return parseLimit(key, raw, lineNo);
     case 'pod_timeout_minutes':
       return parseInteger(raw, lineNo, what, 1, 10_080);
     case 'max_iterations':

@@ -1,5 +1,6 @@
 import { randomBase62 } from '../auth/keys.ts';
 import type { PodStatus } from '../../store/schema-runners.ts';
+import type { PodLimitsRequest } from './limits.ts';
 
 export const POD_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
 /** Active pods can be terminated; `queued` ones wait for a runner slot (contract §10) and hold none. */
@@ -18,6 +19,8 @@ export interface PodConfig {
   permission_mode: string | null;
   /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
   mcp?: boolean;
+  /** `CONFIG memory_mb | pids | cpus | disk_mb` (absent in pods stored before they existed: none asked). */
+  limits?: PodLimitsRequest;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */

@@ -1,3 +1,4 @@
+import { limitsRequest } from './limits.ts';
 import type { PodSpec } from '../../gateway/protocol.ts';
 import * as customAgents from '../../store/custom-agents.ts';
 import * as repositories from '../../store/repositories.ts';
@@ -38,6 +39,7 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
     branch: pod.branch,
     credentials: JSON.parse(pod.credentials) as string[],
     agent_env: config.env ?? {},
+    limits: config.limits ?? limitsRequest({}),
     persistent_key: config.persistent_key,
     keep_workspace: config.keep_workspace,
     resume_session_id: config.resume_session_id,
