@@ -4,7 +4,7 @@
  * supervisor needs to start the process, or the reason it cannot start.
  */
 import path from 'node:path';
-import type { PodSpec } from '../gateway/protocol.ts';
+import type { PodSpec } from '../protocol/runner-link.ts';
 import { agentEnvironment } from '../agents/environment.ts';
 import { type BuiltinAgentSlug } from '../agents/builtin.ts';
 import { findExecutable } from '../agents/detect.ts';

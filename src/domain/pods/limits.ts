@@ -3,14 +3,10 @@
  * `CONFIG memory_mb | pids | cpus | disk_mb`. A limit not asked for is null: the runner's
  * operator default applies, and a value over the operator's maximum is lowered to it there.
  */
+import type { PodLimitsRequest } from '../../protocol/runner-link.ts';
 import { fail, show } from './agentfile-syntax.ts';
 
-export interface PodLimitsRequest {
-  memory_mb: number | null;
-  pids: number | null;
-  cpus: number | null;
-  disk_mb: number | null;
-}
+export type { PodLimitsRequest } from '../../protocol/runner-link.ts';
 
 export const LIMIT_KEYS = ['memory_mb', 'pids', 'cpus', 'disk_mb'] as const;
 export type LimitKey = (typeof LIMIT_KEYS)[number];

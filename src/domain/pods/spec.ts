@@ -1,5 +1,5 @@
 import { limitsRequest } from './limits.ts';
-import type { PodSpec } from '../../gateway/protocol.ts';
+import type { PodSpec } from '../../protocol/runner-link.ts';
 import * as customAgents from '../../store/custom-agents.ts';
 import * as repositories from '../../store/repositories.ts';
 import type { PodRow } from '../../store/schema-runners.ts';

@@ -2,7 +2,7 @@
  * The limits of one pod while it runs (docs/runners.md, "Limits"): its control groups, which every
  * process of the pod joins before it runs anything, and the watch on its disk use.
  */
-import type { PodLimitsRequest } from '../../domain/pods/limits.ts';
+import type { PodLimitsRequest } from '../../protocol/runner-link.ts';
 import type { Cgroups, PodCgroup } from './cgroups.ts';
 import { watchDisk } from './disk-usage.ts';
 import { effectiveLimits, type PodLimits } from './settings.ts';

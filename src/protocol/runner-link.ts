@@ -78,7 +78,9 @@ export const RunnerMessage = Type.Union([
 ]);
 
 const OptionalNumber = Type.Union([Type.Number(), Type.Null()]);
+/** A pod's `CONFIG memory_mb | pids | cpus | disk_mb`; null: not asked for (the runner's default). */
 export const PodLimits = Type.Object({ memory_mb: OptionalNumber, pids: OptionalNumber, cpus: OptionalNumber, disk_mb: OptionalNumber });
+export type PodLimitsRequest = Static<typeof PodLimits>;
 
 export const PodSpec = Type.Object(
   {
@@ -203,3 +205,6 @@ export function sendCoalesced(socket: { send(data: string): void }, data: string
   }
   socket.send(data);
 }
+
+/** What `drover serve`'s own runner, a child process, tells its parent over the IPC channel. */
+export type LocalRunnerMessage = { t: 'connected'; runner_id: number };
