@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { packageFile } from '../paths.ts';
-import { signalGroup } from './process-group.ts';
+import { signalGroup } from './signals.ts';
 
 export interface ProcessResult {
   code: number | null;

@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import type { LaunchOptions, Launched, ProcessLauncher, ProcessResult } from './launcher.ts';
 
+import { signalGroup } from './signals.ts';
+
 export type { ProcessResult } from './launcher.ts';
+export { signalGroup } from './signals.ts';
 
 export interface GroupOptions extends LaunchOptions {
   /**
@@ -57,14 +60,6 @@ export class GroupProcess {
   }
 }
 
-/** Sends `signal` to the process group led by `pid`; a group that is gone already is no error. */
-export function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
 
 /**
  * Sends `signal` to the members of the process group led by `leader`, the leader excepted: the
