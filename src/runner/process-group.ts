@@ -139,3 +139,23 @@ export function killProcessesWithEnv(entry: string): void {
     }
   }
 }
+
+/**
+ * Whether process group `pid` still exists and is the one the pod's agent led. While its leader
+ * lives, /proc says whose it is (the pid may have been reused); once the leader is gone the group
+ * can only be ours, since a pid is not reused while a process group of that id exists.
+ */
+export function abandonedGroupOf(pid: number, key: string): boolean {
+  try {
+    process.kill(-pid, 0);
+  } catch {
+    return false;
+  }
+  let environ: string;
+  try {
+    environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return true; // the leader has exited (or there is no /proc)
+  }
+  return environ === '' || environ.split('\0').includes(`DROVER_POD_KEY=${key}`);
+}

@@ -8,7 +8,7 @@ import { outputReader } from '../agents/output/index.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { PodOutputBuffer } from './pod-output-buffer.ts';
-import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
+import { abandonedGroupOf, GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import { PodResults, SessionTotals } from './pod-results.ts';
 import { readStatus } from './status-file.ts';
 import { agentLaunch, type AgentRun } from './agent-launch.ts';
@@ -334,24 +334,4 @@ export class PodSupervisor {
     this.outputLimit = bytesPerSec;
     this.launcher.setOutputLimit(bytesPerSec);
   }
-}
-
-/**
- * Whether process group `pid` still exists and is the one the pod's agent led. While its leader
- * lives, /proc says whose it is (the pid may have been reused); once the leader is gone the group
- * can only be ours, since a pid is not reused while a process group of that id exists.
- */
-function abandonedGroupOf(pid: number, key: string): boolean {
-  try {
-    process.kill(-pid, 0);
-  } catch {
-    return false;
-  }
-  let environ: string;
-  try {
-    environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
-  } catch {
-    return true; // the leader has exited (or there is no /proc)
-  }
-  return environ === '' || environ.split('\0').includes(`DROVER_POD_KEY=${key}`);
 }
