@@ -55,6 +55,10 @@ export interface AgentfileConfig {
   pids?: number;
   cpus?: number;
   disk_mb?: number;
+  /** What becomes of the work (docs/agents.md "Getting the work back"); default `branch` with REPO. */
+  deliver?: 'branch' | 'merge_request' | 'none';
+  /** The branch the work is pushed to (default: the agent's own, else drover/<pod key>). */
+  deliver_branch?: string;
 }
 
 export interface AgentfileLayer {
@@ -75,6 +79,7 @@ export const AGENTFILE_DIRECTIVES = ['PROMPT', 'MODE', 'CONFIG', 'REPO', 'BRANCH
 export const AGENTFILE_MODES = ['direct', 'autopilot'] as const;
 /** How the runner isolates the pod's workspace: a git worktree off its clone cache, or a plain directory. */
 export const SANDBOX_TYPES = ['worktree', 'none'] as const;
+export const DELIVER_VALUES = ['branch', 'merge_request', 'none'] as const;
 /** A permission mode's shape (which values an agent takes is its own: `permissionModeProblem`). */
 const PERMISSION_MODE_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const MAX_ENV_VARIABLES = 50;
@@ -91,6 +96,8 @@ export const CONFIG_KEYS = [
   'permission_mode',
   'mcp',
   ...LIMIT_KEYS,
+  'deliver',
+  'deliver_branch',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
 /** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
@@ -158,6 +165,13 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
     case 'sandbox_type':
       if ((SANDBOX_TYPES as readonly string[]).includes(raw)) return raw;
       return fail(lineNo, `${what} must be one of ${oneOf(SANDBOX_TYPES)}, got ${show(raw)}`);
+    case 'deliver':
+      if ((DELIVER_VALUES as readonly string[]).includes(raw)) return raw;
+      return fail(lineNo, `${what} must be one of ${oneOf(DELIVER_VALUES)}, got ${show(raw)}`);
+    case 'deliver_branch': {
+      const problem = branchProblem(raw);
+      return problem === null ? raw : fail(lineNo, `${what} ${problem}`);
+    }
     case 'permission_mode':
       if (PERMISSION_MODE_WORD.test(raw)) return raw;
       return fail(lineNo, `${what} must be a mode name such as acceptEdits, workspace-write or auto_edit, got ${show(raw)}`);

@@ -20,6 +20,9 @@ export interface PodConfig {
   mcp?: boolean;
   /** `CONFIG memory_mb | pids | cpus | disk_mb` (absent in pods stored before they existed: none asked). */
   limits?: PodLimitsRequest;
+  /** `CONFIG deliver` and `deliver_branch` (absent in pods stored before them: `branch`, none). */
+  deliver?: 'branch' | 'merge_request' | 'none';
+  deliver_branch?: string | null;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
