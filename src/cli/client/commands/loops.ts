@@ -2,10 +2,13 @@ import { ORG_BASE, type Answer, type DroverClient, type Schemas, type paths } fr
 
 type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['requestBody']>['content']['application/json'];
 type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put']['requestBody']>['content']['application/json'];
+import { INPUT_ENUMS } from '../../../client/enums.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, toInteger, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 
-const RUN_STATUSES = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'] as const;
+// The option values come from the generated client (the API's own enums), so they cannot drift.
+const RUN_STATUSES = INPUT_ENUMS.listLoopRuns.status;
+const LOOP_ENUMS = INPUT_ENUMS.createLoop;
 const ACTIVE = new Set(['queued', 'pending', 'running']);
 
 const loopColumns: Column<Schemas['Loop']>[] = [
@@ -73,12 +76,12 @@ function loopBody(p: Parsed, update: boolean): UpdateBody {
     repository_id: optionalId('repository'),
     runner_id: optionalId('runner'),
     branch_name: optionalText('branch'),
-    execution_mode: read.oneOf(p, 'mode', ['direct', 'autopilot'] as const),
+    execution_mode: read.oneOf(p, 'mode', LOOP_ENUMS.execution_mode),
     cron_expression: optionalText('cron'),
     cron_timezone: read.string(p, 'timezone'),
-    sandbox_strategy: read.oneOf(p, 'sandbox', ['persistent', 'fresh'] as const),
+    sandbox_strategy: read.oneOf(p, 'sandbox', LOOP_ENUMS.sandbox_strategy),
     session_persistence: read.boolean(p, 'session-persistence'),
-    concurrency_policy: read.oneOf(p, 'concurrency', ['skip', 'queue', 'replace'] as const),
+    concurrency_policy: read.oneOf(p, 'concurrency', LOOP_ENUMS.concurrency_policy),
     max_concurrent_runs: read.integer(p, 'max-concurrent-runs', 1),
     timeout_minutes: read.integer(p, 'timeout-minutes', 1),
     callback_url: optionalText('callback-url'),

@@ -1,10 +1,12 @@
 import { ORG_BASE, type Schemas } from '../../../client/index.ts';
+import { INPUT_ENUMS } from '../../../client/enums.ts';
 import { UsageError, defined, pageOptions, pageQuery, read, type Command } from '../framework.ts';
 import { pageNote, record, show, table, type Column } from '../output.ts';
 
-const TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
-const STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
-const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+// From the generated client (the API's own enums), so the CLI's lists cannot drift.
+const TYPES = INPUT_ENUMS.createTicket.type;
+const STATUSES = INPUT_ENUMS.createTicket.status;
+const PRIORITIES = INPUT_ENUMS.createTicket.priority;
 
 const columns: Column<Schemas['TicketListItem']>[] = [
   { header: 'SLUG', value: (t) => t.slug },
