@@ -315,15 +315,17 @@ describe.each(DATABASES)('drover client commands against a real server (%s)', (k
       expect(['pending', 'running', 'queued']).toContain(second.run.status);
 
       const runs = ok(await cli(['loops', 'runs', 'nightly-triage']));
-      expect(runs.stdout.split('\n')[0]).toMatch(/^ID +# +STATUS +TRIGGER +POD +STARTED +SECONDS +ERROR$/);
-      expect(runs.stdout).toMatch(new RegExp(`^${runId} +1 +\\S+ +manual `, 'm'));
+      expect(runs.stdout.split('\n')[0]).toMatch(/^# +STATUS +TRIGGER +POD +STARTED +SECONDS +ERROR$/);
+      expect(runs.stdout).toMatch(/^1 +\S+ +manual /m);
       expect(ok(await cli(['loops', 'runs', 'nightly-triage', '--json'])).stdout).toBe(`${await raw('/loops/nightly-triage/runs')}\n`);
-      expect(ok(await cli(['loops', 'run', 'nightly-triage', String(runId)])).stdout).toMatch(/^run_number +1$/m);
-      expect(json<{ run: { id: number } }>(await cli(['loops', 'run', 'nightly-triage', String(second.run.id), '--json'])).run.id).toBe(second.run.id);
+      // Runs are addressed by their number (# above), as they are titled.
+      expect(ok(await cli(['loops', 'run', 'nightly-triage', '1'])).stdout).toMatch(new RegExp(`^id +${runId}$`, 'm'));
+      expect(json<{ run: { id: number } }>(await cli(['loops', 'run', 'nightly-triage', '2', '--json'])).run.id).toBe(second.run.id);
 
-      expect(ok(await cli(['loops', 'cancel', 'nightly-triage', String(runId)])).stdout).toBe(`Run ${runId} cancelled.\n`);
-      expect(json<{ run: { status: string } }>(await cli(['loops', 'cancel', 'nightly-triage', String(second.run.id), '--json'])).run.status).toBe('cancelled');
-      expectApiError(await cli(['loops', 'cancel', 'nightly-triage', String(runId)]), 'RUN_NOT_ACTIVE');
+      expect(ok(await cli(['loops', 'cancel', 'nightly-triage', '1'])).stdout).toBe('Run #1 cancelled.\n');
+      expect(json<{ run: { status: string } }>(await cli(['loops', 'cancel', 'nightly-triage', '2', '--json'])).run.status).toBe('cancelled');
+      expectApiError(await cli(['loops', 'cancel', 'nightly-triage', '1']), 'RUN_NOT_ACTIVE');
+      expectApiError(await cli(['loops', 'cancel', 'nightly-triage', '9']), 'NOT_FOUND');
 
       expect(ok(await cli(['loops', 'delete', 'nightly-triage'])).stdout).toBe('Loop nightly-triage deleted.\n');
       expect(json<{ message: string }>(await cli(['loops', 'delete', 'other', '--json'])).message).toBe('Loop other deleted.');

@@ -3,7 +3,8 @@ import { ORG_BASE, type Answer, type DroverClient, type Schemas, type paths } fr
 type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['requestBody']>['content']['application/json'];
 type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put']['requestBody']>['content']['application/json'];
 import { INPUT_ENUMS } from '../../../client/enums.ts';
-import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, toInteger, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
+import { runIdByNumber } from '../run-numbers.ts';
+import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 
 // The option values come from the generated client (the API's own enums), so they cannot drift.
@@ -22,7 +23,6 @@ const loopColumns: Column<Schemas['Loop']>[] = [
 ];
 
 const runColumns: Column<Schemas['Run']>[] = [
-  { header: 'ID', value: (r) => r.id },
   { header: '#', value: (r) => r.run_number },
   { header: 'STATUS', value: (r) => r.status },
   { header: 'TRIGGER', value: (r) => r.trigger_type },
@@ -112,7 +112,8 @@ async function waitForRun(ctx: CommandContext, client: DroverClient, slug: strin
 }
 
 const slugPath = (client: DroverClient, p: Parsed) => ({ ...client.path, slug: p.positionals[0] });
-const runPath = (client: DroverClient, p: Parsed) => ({ ...slugPath(client, p), run_id: toInteger('RUN_ID', p.positionals[1], 1) });
+const runPath = async (client: DroverClient, p: Parsed) => ({ ...slugPath(client, p), run_id: await runIdByNumber(client, p.positionals[0], p.positionals[1]) });
+const RUN_NOTE = 'RUN is the run number: # in "drover loops runs", "Run #N" in the dashboard (not the API\'s run id).';
 
 export const loopCommands: Command[] = [
   {
@@ -208,7 +209,7 @@ export const loopCommands: Command[] = [
       const body = vars.length > 0 ? { variables: pairs(vars, 'var') } : undefined;
       const answer = await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/trigger`, { params: { path: slugPath(client, p) }, body }));
       if (!read.flag(p, 'wait')) return show(ctx, answer, showRun);
-      if (!ctx.json) ctx.err.write(`run ${answer.data.run.id} (#${answer.data.run.run_number}) ${answer.data.run.status}; waiting for it to end\n`);
+      if (!ctx.json) ctx.err.write(`run #${answer.data.run.run_number} ${answer.data.run.status}; waiting for it to end\n`);
       const ended = await waitForRun(ctx, client, p.positionals[0], answer);
       show(ctx, ended, showRun);
       return ended.data.run.status === 'completed' ? EXIT.OK : EXIT.NOT_COMPLETED;
@@ -233,21 +234,24 @@ export const loopCommands: Command[] = [
   {
     name: 'loops run',
     summary: 'Show one run of a loop.',
-    args: ['SLUG', 'RUN_ID'],
-    examples: ['drover loops run nightly-triage 42'],
+    args: ['SLUG', 'RUN'],
+    notes: [RUN_NOTE],
+    examples: ['drover loops run nightly-triage 3'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/loops/{slug}/runs/{run_id}`, { params: { path: runPath(client, p) } })), showRun);
+      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/loops/{slug}/runs/{run_id}`, { params: { path: await runPath(client, p) } })), showRun);
     },
   },
   {
     name: 'loops cancel',
     summary: 'Cancel an active run (its pod is terminated).',
-    args: ['SLUG', 'RUN_ID'],
-    examples: ['drover loops cancel nightly-triage 42'],
+    args: ['SLUG', 'RUN'],
+    notes: [RUN_NOTE],
+    examples: ['drover loops cancel nightly-triage 3'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/runs/{run_id}/cancel`, { params: { path: runPath(client, p) } })), (d) => `${d.message}\n`);
+      const path = await runPath(client, p);
+      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/runs/{run_id}/cancel`, { params: { path } })), (d) => `Run #${d.run.run_number} cancelled.\n`);
     },
   },
 ];
