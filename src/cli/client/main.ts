@@ -142,6 +142,7 @@ export async function runClient(given: string[], io: ClientIo): Promise<number> 
     const ctx: CommandContext = {
       client: () => (client ??= new DroverClient(resolveConnection(io.env, read.string(parsed, 'profile')))),
       json: read.flag(parsed, 'json'),
+      raw: read.flag(parsed, 'raw'),
       out: io.out,
       err: io.err,
       env: io.env,
