@@ -30,7 +30,7 @@ import { runnerRoutes } from './api/routes/runners.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { RunnerGateway } from './gateway/links.ts';
 import { InProcessNotifier, type RunnerNotifier } from './gateway/notifier.ts';
-import { runnerLinkRoutes } from './gateway/routes.ts';
+import { runnerLinkRoutes } from './api/routes/runner-link.ts';
 import { channelRoutes } from './api/routes/channels.ts';
 import { adminRepositoryRoutes } from './api/routes/admin-repositories.ts';
 import { dashboardRoutes, type DashboardAssets } from './api/routes/dashboard.ts';

@@ -1,7 +1,7 @@
 import type { LoopStats } from '../../store/loops.ts';
 import type { LoopRow } from '../../store/schema-loops.ts';
 import { iso, isoOrNull } from '../iso.ts';
-import type { LoopFields } from './service.ts';
+import type { LoopFields } from './model.ts';
 
 const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null };
 

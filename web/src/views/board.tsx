@@ -4,9 +4,10 @@ import { useApp, useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { ErrorBanner } from '../ui.tsx';
+import { TICKET_STATUSES, TICKET_TYPES } from '../../../src/protocol/enums.ts';
 import { TicketDialog } from './ticket-dialog.tsx';
 import {
-  STATUSES, STATUS_LABELS, TYPES, emptyColumns, hasFilters, matches, placeTicket, statusOf, byBoardOrder,
+  STATUS_LABELS, emptyColumns, hasFilters, matches, placeTicket, statusOf, byBoardOrder,
   type Card, type Columns, type Filters, type Ticket, type TicketStatus,
 } from './tickets-model.ts';
 
@@ -21,7 +22,7 @@ async function loadColumns(filters: Filters): Promise<Columns> {
   }
   // Filtered: the ticket list, per status (the board endpoint has no filters).
   await Promise.all(
-    STATUSES.map(async (status) => {
+    TICKET_STATUSES.map(async (status) => {
       const q = query({ status, labels: filters.label.trim(), type: filters.type, assignee_id: filters.assignee.trim(), limit: PER_COLUMN });
       const page = await api<{ tickets: Card[]; total: number }>('GET', `/tickets${q}`);
       columns[status] = { total: page.total, cards: page.tickets.sort(byBoardOrder) };
@@ -84,7 +85,7 @@ export function BoardView() {
   };
 
   const onHandleKey = (event: KeyboardEvent, card: Card) => {
-    const index = STATUSES.indexOf(card.status);
+    const index = TICKET_STATUSES.indexOf(card.status);
     if (!picked || picked.slug !== card.slug) {
       if (event.key === ' ' || event.key === 'Enter') {
         event.preventDefault();
@@ -95,13 +96,13 @@ export function BoardView() {
     }
     if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
       event.preventDefault();
-      const target = Math.min(STATUSES.length - 1, Math.max(0, picked.target + (event.key === 'ArrowRight' ? 1 : -1)));
+      const target = Math.min(TICKET_STATUSES.length - 1, Math.max(0, picked.target + (event.key === 'ArrowRight' ? 1 : -1)));
       setPicked({ slug: card.slug, target });
-      setAnnouncement(`Over ${STATUS_LABELS[STATUSES[target]]}.`);
+      setAnnouncement(`Over ${STATUS_LABELS[TICKET_STATUSES[target]]}.`);
     } else if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
       setPicked(null);
-      void move(card.slug, STATUSES[picked.target]).then(() => {
+      void move(card.slug, TICKET_STATUSES[picked.target]).then(() => {
         requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-move="${card.slug}"]`)?.focus());
       });
     } else if (event.key === 'Escape' || event.key === 'Tab') {
@@ -134,7 +135,7 @@ export function BoardView() {
           Type
           <select value={filters.type} onChange={(e) => applyFilters({ ...filters, type: e.currentTarget.value })}>
             <option value="">All types</option>
-            {TYPES.map((t) => (
+            {TICKET_TYPES.map((t) => (
               <option value={t}>{t}</option>
             ))}
           </select>
@@ -150,7 +151,7 @@ export function BoardView() {
       </p>
       {canWrite && <p class="visually-hidden" id="move-help">Press Space to pick the ticket up, the arrow keys to choose a column, Enter to drop it.</p>}
       <div class="board" data-loaded={loaded ? 'true' : 'false'}>
-        {STATUSES.map((status, index) => (
+        {TICKET_STATUSES.map((status, index) => (
           <section
             class={`column${dropTarget === status || picked?.target === index ? ' drop-target' : ''}`}
             aria-labelledby={`col-${status}`}

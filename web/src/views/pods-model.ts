@@ -51,7 +51,6 @@ export interface Runner {
 }
 
 export const ACTIVE = ['queued', 'initializing', 'running', 'orphaned'];
-export const POD_STATUSES = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
 
 /** The pod a `pod.*` event carries, with its `key` (`pod_key` in a created pod's short form). */
 export function podFromEvent(event: DroverEvent): (Partial<Pod> & { key: string }) | null {

@@ -5,7 +5,8 @@ import { navigate, useApp, useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
-import { ACTIVE, POD_STATUSES, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
+import { POD_STATUSES } from '../../../src/protocol/enums.ts';
+import { ACTIVE, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
 
 const PAGE = 50;
 

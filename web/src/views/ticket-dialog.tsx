@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { scopeReason } from '../scopes.ts';
 import { Dialog, ErrorBanner, Guarded, formatTime } from '../ui.tsx';
-import { PRIORITIES, STATUSES, STATUS_LABELS, TYPES, type Ticket } from './tickets-model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../../src/protocol/enums.ts';
+import { STATUS_LABELS, type Ticket } from './tickets-model.ts';
 
 interface Draft {
   type: string;
@@ -70,7 +71,7 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
           <label>
             Type
             <select {...field('type')}>
-              {TYPES.map((t) => (
+              {TICKET_TYPES.map((t) => (
                 <option value={t}>{t}</option>
               ))}
             </select>
@@ -78,7 +79,7 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
           <label>
             Priority
             <select {...field('priority')}>
-              {PRIORITIES.map((p) => (
+              {TICKET_PRIORITIES.map((p) => (
                 <option value={p}>{p}</option>
               ))}
             </select>
@@ -86,7 +87,7 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
           <label>
             Status
             <select {...field('status')}>
-              {STATUSES.map((s) => (
+              {TICKET_STATUSES.map((s) => (
                 <option value={s}>{STATUS_LABELS[s]}</option>
               ))}
             </select>

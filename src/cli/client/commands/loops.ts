@@ -1,17 +1,15 @@
+import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES } from '../../../protocol/enums.ts';
 import { ORG_BASE, type Answer, type DroverClient, type Schemas, type paths } from '../../../client/index.ts';
 
 type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['requestBody']>['content']['application/json'];
 type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put']['requestBody']>['content']['application/json'];
-import { INPUT_ENUMS } from '../../../client/enums.ts';
 import fs from 'node:fs';
 import { Names, namesFor } from '../names.ts';
 import { runIdByNumber } from '../run-numbers.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 
-// The option values come from the generated client (the API's own enums), so they cannot drift.
-const RUN_STATUSES = INPUT_ENUMS.listLoopRuns.status;
-const LOOP_ENUMS = INPUT_ENUMS.createLoop;
+const LOOP_ENUMS = { execution_mode: EXECUTION_MODES, sandbox_strategy: SANDBOX_STRATEGIES, concurrency_policy: CONCURRENCY_POLICIES };
 const ACTIVE = new Set(['queued', 'pending', 'running']);
 
 const loopColumns: Column<Schemas['Loop']>[] = [

@@ -1,15 +1,12 @@
 import fs from 'node:fs';
+import { POD_STATUSES } from '../../../protocol/enums.ts';
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { followOutput } from '../../../client/sse.ts';
-import { INPUT_ENUMS } from '../../../client/enums.ts';
 import { Names, namesFor, pickedId } from '../names.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 import { RAW_TEXT_OPTION, podOutputPrinter, showPodOutput } from '../terminal.ts';
 import { followTranscript, podAgent, printTranscript, transcriptOptions, transcriptWanted } from '../transcript-view.ts';
-
-/** From the generated client: the statuses the API's pod list takes, so the CLI's cannot drift. */
-export const POD_STATUSES = INPUT_ENUMS.listPods.status;
 
 export const podColumns = (names: Names): Column<Schemas['PodListItem'] | Schemas['RunnerPodItem']>[] => [
   { header: 'KEY', value: (p) => p.key },

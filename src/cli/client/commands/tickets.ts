@@ -1,13 +1,9 @@
 import { ORG_BASE, type Schemas } from '../../../client/index.ts';
-import { INPUT_ENUMS } from '../../../client/enums.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../../protocol/enums.ts';
 import { Names, namesFor, pickedId } from '../names.ts';
 import { UsageError, defined, pageOptions, pageQuery, read, type Command } from '../framework.ts';
 import { pageNote, record, show, table, type Column } from '../output.ts';
 
-// From the generated client (the API's own enums), so the CLI's lists cannot drift.
-const TYPES = INPUT_ENUMS.createTicket.type;
-const STATUSES = INPUT_ENUMS.createTicket.status;
-const PRIORITIES = INPUT_ENUMS.createTicket.priority;
 
 const columns: Column<Schemas['TicketListItem']>[] = [
   { header: 'SLUG', value: (t) => t.slug },
@@ -25,10 +21,10 @@ const message = (data: { message: string }) => `${data.message}\n`;
 
 const fieldOptions = {
   title: { type: 'string', value: 'TITLE', description: 'title, 1–500 characters' },
-  type: { type: 'string', value: 'TYPE', description: TYPES.join(', ') },
+  type: { type: 'string', value: 'TYPE', description: TICKET_TYPES.join(', ') },
   description: { type: 'string', value: 'TEXT', description: 'description' },
-  priority: { type: 'string', value: 'PRIORITY', description: PRIORITIES.join(', ') },
-  status: { type: 'string', value: 'STATUS', description: STATUSES.join(', ') },
+  priority: { type: 'string', value: 'PRIORITY', description: TICKET_PRIORITIES.join(', ') },
+  status: { type: 'string', value: 'STATUS', description: TICKET_STATUSES.join(', ') },
   assignee: { type: 'string', value: 'USER_ID', description: 'assignee (a user id)' },
   label: { type: 'string', multiple: true, value: 'LABEL', description: 'a label' },
   parent: { type: 'string', value: 'SLUG', description: 'parent ticket' },
@@ -41,8 +37,8 @@ export const ticketCommands: Command[] = [
     name: 'tickets list',
     summary: 'List tickets, newest first.',
     options: {
-      status: { type: 'string', value: 'STATUS', description: STATUSES.join(', ') },
-      type: { type: 'string', value: 'TYPE', description: TYPES.join(', ') },
+      status: { type: 'string', value: 'STATUS', description: TICKET_STATUSES.join(', ') },
+      type: { type: 'string', value: 'TYPE', description: TICKET_TYPES.join(', ') },
       label: { type: 'string', multiple: true, value: 'LABEL', description: 'only tickets with this label' },
       assignee: { type: 'string', value: 'USER_ID', description: 'only tickets assigned to this user' },
       repository: { ...repositoryOption, description: 'only tickets of this repository (name or id)' },
@@ -53,8 +49,8 @@ export const ticketCommands: Command[] = [
       const client = ctx.client();
       const labels = read.strings(p, 'label');
       const query = defined({
-        status: read.oneOf(p, 'status', STATUSES),
-        type: read.oneOf(p, 'type', TYPES),
+        status: read.oneOf(p, 'status', TICKET_STATUSES),
+        type: read.oneOf(p, 'type', TICKET_TYPES),
         labels: labels.length > 0 ? labels.join(',') : undefined,
         assignee_id: read.integer(p, 'assignee', 1),
         repository_id: await pickedId(new Names(client), p, 'repository', 'repository'),
@@ -84,7 +80,7 @@ export const ticketCommands: Command[] = [
     async run(ctx, p) {
       const client = ctx.client();
       const names = new Names(client);
-      const type = read.oneOf(p, 'type', TYPES);
+      const type = read.oneOf(p, 'type', TICKET_TYPES);
       const title = read.string(p, 'title');
       if (!type || title === undefined) throw new UsageError('--type and --title are required');
       const labels = read.strings(p, 'label');
@@ -92,8 +88,8 @@ export const ticketCommands: Command[] = [
         type,
         title,
         description: read.string(p, 'description'),
-        priority: read.oneOf(p, 'priority', PRIORITIES),
-        status: read.oneOf(p, 'status', STATUSES),
+        priority: read.oneOf(p, 'priority', TICKET_PRIORITIES),
+        status: read.oneOf(p, 'status', TICKET_STATUSES),
         assignee_id: read.integer(p, 'assignee', 1),
         labels: labels.length > 0 ? labels : undefined,
         parent_slug: read.string(p, 'parent'),
@@ -115,10 +111,10 @@ export const ticketCommands: Command[] = [
       const labels = read.strings(p, 'label');
       const body = defined({
         title: read.string(p, 'title'),
-        type: read.oneOf(p, 'type', TYPES),
+        type: read.oneOf(p, 'type', TICKET_TYPES),
         description: read.stringOrNone(p, 'description'),
-        priority: read.oneOf(p, 'priority', PRIORITIES),
-        status: read.oneOf(p, 'status', STATUSES),
+        priority: read.oneOf(p, 'priority', TICKET_PRIORITIES),
+        status: read.oneOf(p, 'status', TICKET_STATUSES),
         assignee_id: read.integerOrNone(p, 'assignee'),
         labels: read.flag(p, 'clear-labels') ? [] : labels.length > 0 ? labels : undefined,
         parent_slug: read.stringOrNone(p, 'parent'),
@@ -136,9 +132,9 @@ export const ticketCommands: Command[] = [
     async run(ctx, p) {
       const client = ctx.client();
       const [slug, status] = p.positionals;
-      if (!(STATUSES as readonly string[]).includes(status)) throw new UsageError(`STATUS must be one of ${STATUSES.join(', ')}, got "${status}"`);
+      if (!(TICKET_STATUSES as readonly string[]).includes(status)) throw new UsageError(`STATUS must be one of ${TICKET_STATUSES.join(', ')}, got "${status}"`);
       const path = { ...client.path, slug };
-      show(ctx, await client.call(client.api.PATCH(`${ORG_BASE}/tickets/{slug}/status`, { params: { path }, body: { status: status as (typeof STATUSES)[number] } })), message);
+      show(ctx, await client.call(client.api.PATCH(`${ORG_BASE}/tickets/{slug}/status`, { params: { path }, body: { status: status as (typeof TICKET_STATUSES)[number] } })), message);
     },
   },
   {
