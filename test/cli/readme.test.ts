@@ -31,6 +31,19 @@ describe('README and docs', () => {
     }
   });
 
+  it('every code fence is closed, so no heading or paragraph is swallowed by one', () => {
+    for (const file of documents()) {
+      let open = false;
+      const headings: string[] = [];
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        if (/^\s*```/.test(line)) open = !open;
+        else if (!open && /^#{1,4} /.test(line)) headings.push(line);
+      }
+      expect(open, `${path.relative(REPO_ROOT, file)} ends inside a code fence`).toBe(false);
+      if (file.endsWith('README.md')) expect(headings).toEqual(expect.arrayContaining(['### Runners and pods', '### Loops', '### The command line client', '### A first real agent']));
+    }
+  });
+
   it("the README's loop example runs its script once", async () => {
     const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const create = /curl -s -X POST http:\/\/127\.0\.0\.1:7070\/api\/v1\/ext\/orgs\/default\/loops [^\n]*\\\n[^\n]*\\\n\s*-d '([^']+)'/.exec(readme);
