@@ -72,7 +72,7 @@ describe.each(DATABASES)('drover CLI views and rough edges (%s)', (kind) => {
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('pods list --status queued is accepted, as the API takes it (the statuses come from the generated client)', async () => {
+  it('pods list --status queued is accepted, as the API takes it (one list of statuses, src/protocol/enums.ts)', async () => {
     const result = ok(await cli(['pods', 'list', '--status', 'queued']));
     expect(result.stdout).toBe('No pods.\n');
     const refused = await cli(['pods', 'list', '--status', 'paused']);
