@@ -139,7 +139,7 @@ Environment of runner:
   DROVER_SANDBOX_HIDE     more paths pods must not see (colon-separated)
   DROVER_CREDENTIAL_<NAME>        a credential agents may be given (CREDENTIAL NAME)
 
-Environment of admin: DROVER_SERVER_URL, DROVER_ADMIN_TOKEN, DROVER_DATA_DIR (where admin-token is read)
+Environment of admin: DROVER_API_URL or DROVER_SERVER_URL, DROVER_ADMIN_TOKEN, DROVER_DATA_DIR (where admin-token is read)
 
 Set for every agent inside a pod: DROVER_API_URL, DROVER_ORG, DROVER_POD_KEY, DROVER_POD_TOKEN,
 DROVER_WORKSPACE, DROVER_CHANNEL_ID and DROVER_TICKET_SLUG (when set), DROVER_STATUS_FILE and
