@@ -63,10 +63,29 @@ export const MAX_ENV_NAME_LENGTH = 128;
 /** Set by Drover itself for every agent (or its sandbox), so never taken from an `ENV` directive. */
 export const RESERVED_ENV_NAMES = ['PATH', 'HOME'] as const;
 
+/**
+ * Names the dynamic loader and the C library read at a program's start (docs/runners.md, "The
+ * walls"): such a variable makes any program that starts load or read what the pod chose. Agents
+ * get their variables only inside the sandbox, but a pod has no use for them that outweighs the
+ * risk of one reaching a process outside it, so ENV and CREDENTIAL refuse them.
+ */
+export const FORBIDDEN_ENV_NAMES = ['GCONV_PATH', 'GETCONF_DIR', 'GLIBC_TUNABLES', 'HOSTALIASES', 'LOCALDOMAIN', 'LOCPATH', 'NLSPATH', 'RES_OPTIONS', 'TMPDIR', 'TZDIR'] as const;
+export const FORBIDDEN_ENV_PREFIXES = ['LD_', 'MALLOC_'] as const;
+
+/** Why `name` is a loader/libc variable no pod may set, or null. */
+export function forbiddenEnvName(name: string): string | null {
+  if ((FORBIDDEN_ENV_NAMES as readonly string[]).includes(name) || FORBIDDEN_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) {
+    return `${name} is not allowed: the dynamic loader or the C library reads it`;
+  }
+  return null;
+}
+
 /** Why `name` cannot be an `ENV` variable of an agent, or null when it can. */
 export function envNameProblem(name: string): string | null {
   if (!AGENTFILE_ENV_NAME.test(name)) return `must be an environment variable name matching [A-Z_][A-Z0-9_]*, got ${JSON.stringify(name.slice(0, 40))}`;
   if (name.length > MAX_ENV_NAME_LENGTH) return `must be at most ${MAX_ENV_NAME_LENGTH} characters`;
+  const forbidden = forbiddenEnvName(name);
+  if (forbidden !== null) return forbidden;
   if (name.startsWith('DROVER_') || (RESERVED_ENV_NAMES as readonly string[]).includes(name)) {
     return `${name} is reserved: Drover sets it in the agent's environment itself`;
   }
@@ -108,7 +127,7 @@ export function agentEnvironment(input: AgentEnvironmentInput): AgentEnvironment
 
   const missingCredentials: string[] = [];
   for (const name of new Set(credentials)) {
-    const configured = ENV_NAME_PATTERN.test(name) && !name.startsWith('DROVER_') && Object.hasOwn(credentialValues, name);
+    const configured = ENV_NAME_PATTERN.test(name) && !name.startsWith('DROVER_') && forbiddenEnvName(name) === null && Object.hasOwn(credentialValues, name);
     const value = configured ? credentialValues[name] : undefined;
     if (typeof value === 'string' && !value.includes('\0')) env[name] = value;
     else missingCredentials.push(name);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_REVOKED, RunnerDaemon } from '../runner/daemon.ts';
+import { operatorLimits } from '../runner/limits/settings.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../runner/sandbox/index.ts';
 import type { LocalRunnerMessage } from '../protocol/runner-link.ts';
 
@@ -13,6 +14,10 @@ export interface RunnerFlags {
   'work-dir'?: string;
   'drain-seconds'?: string;
   sandbox?: string;
+  'pod-memory-mb'?: string;
+  'pod-pids'?: string;
+  'pod-cpus'?: string;
+  'pod-disk-mb'?: string;
 }
 
 /**
@@ -71,6 +76,13 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
     sandboxHidden: pathList(env.DROVER_SANDBOX_HIDE),
     sandboxReadOnly: pathList(env.DROVER_SANDBOX_READ_ONLY),
     bwrap: env.DROVER_BWRAP || undefined,
+    podLimits: operatorLimits({
+      memory_mb: flags['pod-memory-mb'] ?? env.DROVER_RUNNER_POD_MEMORY_MB,
+      pids: flags['pod-pids'] ?? env.DROVER_RUNNER_POD_PIDS,
+      cpus: flags['pod-cpus'] ?? env.DROVER_RUNNER_POD_CPUS,
+      disk_mb: flags['pod-disk-mb'] ?? env.DROVER_RUNNER_POD_DISK_MB,
+    }),
+    cgroupRoot: env.DROVER_RUNNER_CGROUP || undefined,
     credentials: loadCredentials(workDir, env),
     env,
     // Tests shorten it; the server expects one at least every 30 s.

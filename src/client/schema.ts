@@ -1505,6 +1505,13 @@ export interface components {
             env: {
                 [key: string]: string;
             };
+            /** @description the agentfile's CONFIG memory_mb, pids, cpus and disk_mb; null: the runner's default (the runner lowers a value over its operator's maximum) */
+            limits: {
+                memory_mb: number | null;
+                pids: number | null;
+                cpus: number | null;
+                disk_mb: number | null;
+            };
             error_message: string | null;
             exit_code: number | null;
             /**

@@ -80,6 +80,11 @@ export const RunnerMessage = Type.Union([
   message('credential_stored', { fingerprint: Type.String({ pattern: '^[0-9a-f]{16}$' }) }),
 ]);
 
+const OptionalNumber = Type.Union([Type.Number(), Type.Null()]);
+/** A pod's `CONFIG memory_mb | pids | cpus | disk_mb`; null: not asked for (the runner's default). */
+export const PodLimits = Type.Object({ memory_mb: OptionalNumber, pids: OptionalNumber, cpus: OptionalNumber, disk_mb: OptionalNumber });
+export type PodLimitsRequest = Static<typeof PodLimits>;
+
 export const PodSpec = Type.Object(
   {
     key: Type.String(),
@@ -107,6 +112,8 @@ export const PodSpec = Type.Object(
     credentials: Type.Array(Type.String()),
     /** The agentfile's `ENV` variables (optional: a server of an earlier version sends none). */
     agent_env: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /** `CONFIG memory_mb | pids | cpus | disk_mb`, null: the runner's default (optional: an earlier server sends none). */
+    limits: Type.Optional(PodLimits),
     persistent_key: Type.Union([Type.String(), Type.Null()]),
     keep_workspace: Type.Boolean(),
     resume_session_id: Type.Union([Type.String(), Type.Null()]),

@@ -157,6 +157,9 @@ describe.each(DATABASES)('loops: agentfile_layer, branch_name, sessions and queu
       ['CONFIG permission_mode = workspace-write', 1, /permission_mode of claude-code must be one of default, acceptEdits, bypassPermissions, dontAsk, plan/],
       ['CONFIG colour = red', 1, /unknown CONFIG key/],
       ['ENV DROVER_API_URL "x"', 1, /reserved/],
+      ['ENV LD_PRELOAD "/w/evil.so"', 1, /ENV LD_PRELOAD is not allowed/],
+      ['CONFIG model = m\nENV GLIBC_TUNABLES "x"', 2, /ENV GLIBC_TUNABLES is not allowed/],
+      ['CREDENTIAL LD_AUDIT', 1, /CREDENTIAL LD_AUDIT is not allowed/],
       ['CREDENTIAL X_KEY\nENV X_KEY "v"', 2, /both as CREDENTIAL/],
     ])('%j → 400 naming agentfile_layer and line %i; nothing written', async (text, line, message) => {
       const before = await counts();

@@ -148,6 +148,10 @@ describe.each(DATABASES)('drover mcp tools against a real server (%s)', (kind) =
     expect(blank).toMatchObject({ status: 400 });
     expect(JSON.stringify(blank)).toMatch(/title must not be blank/);
     expect((await refused(client, 'pod_spawn', { agent_slug: 'no-such-agent', prompt: 'x' }, 'VALIDATION_FAILED')).error).toMatch(/agent_slug/);
+    for (const name of ['LD_PRELOAD', 'GCONV_PATH', 'MALLOC_PERTURB_', 'TMPDIR']) {
+      const layer = `ENV ${name} "/w/evil.so"`;
+      expect((await refused(client, 'pod_spawn', { agent_slug: 'shell', prompt: 'x', agentfile_layer: layer }, 'VALIDATION_FAILED')).error).toContain(`ENV ${name} is not allowed`);
+    }
     await refused(client, 'channel_read', { channel_id: 999_999 }, 'NOT_FOUND');
     await refused(client, 'pod_status', { pod_key: 'p-nothere' }, 'NOT_FOUND');
     await refused(client, 'loop_trigger', { slug: 'no-loop' }, 'NOT_FOUND');

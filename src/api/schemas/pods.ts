@@ -55,6 +55,15 @@ export const Pod = Type.Object(
     alias: Nullable(Type.String()),
     parent_pod_key: Nullable(Type.String({ description: 'the pod that spawned this one with its pod token (contract §12); null for pods created with an API key or by a loop' })),
     env: Type.Record(Type.String(), Type.String(), { description: 'the agentfile\'s ENV variables' }),
+    limits: Type.Object(
+      {
+        memory_mb: Nullable(Type.Integer()),
+        pids: Nullable(Type.Integer()),
+        cpus: Nullable(Type.Number()),
+        disk_mb: Nullable(Type.Integer()),
+      },
+      { description: "the agentfile's CONFIG memory_mb, pids, cpus and disk_mb; null: the runner's default (the runner lowers a value over its operator's maximum)" },
+    ),
     error_message: Nullable(Type.String()),
     exit_code: Nullable(Type.Integer()),
     started_at: Nullable(Timestamp),

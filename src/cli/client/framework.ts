@@ -31,6 +31,8 @@ export interface CommandContext {
   /** The client for the resolved profile (made on first use: `login` and `--help` need none). */
   client(): DroverClient;
   json: boolean;
+  /** `--raw` (commands that print text agents wrote): terminal control sequences left in. */
+  raw: boolean;
   out: Output;
   err: Output;
   env: NodeJS.ProcessEnv;

@@ -34,7 +34,8 @@
  * - CRLF line endings are accepted (one `\r` before each `\n` is dropped, heredoc bodies included).
  * - Input is capped at 64 KiB (UTF-8) and 2,000 lines.
  */
-import { envNameProblem } from '../../agents/environment.ts';
+import { envNameProblem, forbiddenEnvName } from '../../agents/environment.ts';
+import { LIMIT_KEYS, parseLimit } from './limits.ts';
 import { fail, hasControl, hasWhitespaceOrControl, parseInteger, parseQuoted, readValue, show } from './agentfile-syntax.ts';
 
 export interface AgentfileConfig {
@@ -49,6 +50,11 @@ export interface AgentfileConfig {
   permission_mode?: string;
   /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
   mcp?: boolean;
+  /** Resource limits (./limits.ts). */
+  memory_mb?: number;
+  pids?: number;
+  cpus?: number;
+  disk_mb?: number;
   /** What becomes of the work (docs/agents.md "Getting the work back"); default `branch` with REPO. */
   deliver?: 'branch' | 'merge_request' | 'none';
   /** The branch the work is pushed to (default: the agent's own, else drover/<pod key>). */
@@ -89,6 +95,7 @@ export const CONFIG_KEYS = [
   'iteration_timeout_sec',
   'permission_mode',
   'mcp',
+  ...LIMIT_KEYS,
   'deliver',
   'deliver_branch',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
@@ -137,6 +144,11 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
       return raw;
     case 'max_turns':
       return parseInteger(raw, lineNo, what, 1, 10_000);
+    case 'memory_mb':
+    case 'pids':
+    case 'cpus':
+    case 'disk_mb':
+      return parseLimit(key, raw, lineNo);
     case 'pod_timeout_minutes':
       return parseInteger(raw, lineNo, what, 1, 10_080);
     case 'max_iterations':
@@ -186,6 +198,8 @@ function parseCredential(arg: string, lineNo: number): string {
   if (value.startsWith(RESERVED_CREDENTIAL_PREFIX) || (RESERVED_CREDENTIALS as readonly string[]).includes(value)) {
     fail(lineNo, `CREDENTIAL ${value} is reserved: Drover sets it in the agent's environment itself`);
   }
+  const forbidden = forbiddenEnvName(value);
+  if (forbidden !== null) fail(lineNo, `CREDENTIAL ${forbidden}`);
   return value;
 }
 

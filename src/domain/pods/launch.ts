@@ -1,3 +1,4 @@
+import { limitsRequest } from './limits.ts';
 import { AppError, invalid } from '../../errors.ts';
 import * as channels from '../../store/channels.ts';
 import * as customAgents from '../../store/custom-agents.ts';
@@ -189,6 +190,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
     mcp: layer.config.mcp ?? true,
+    limits: limitsRequest(layer.config),
     ...delivering,
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,

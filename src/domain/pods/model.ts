@@ -1,5 +1,6 @@
 import { randomBase62 } from '../auth/keys.ts';
 import type { PodStatus } from '../../protocol/enums.ts';
+import type { PodLimitsRequest } from './limits.ts';
 
 /** Active pods can be terminated; `queued` ones wait for a runner slot (contract §10) and hold none. */
 export const ACTIVE_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
@@ -17,6 +18,8 @@ export interface PodConfig {
   permission_mode: string | null;
   /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
   mcp?: boolean;
+  /** `CONFIG memory_mb | pids | cpus | disk_mb` (absent in pods stored before they existed: none asked). */
+  limits?: PodLimitsRequest;
   /** `CONFIG deliver` and `deliver_branch` (absent in pods stored before them: `branch`, none). */
   deliver?: 'branch' | 'merge_request' | 'none';
   deliver_branch?: string | null;

@@ -1,3 +1,4 @@
+import { limitsRequest } from './limits.ts';
 import type { PodSpec } from '../../protocol/runner-link.ts';
 import * as customAgents from '../../store/custom-agents.ts';
 import * as repositories from '../../store/repositories.ts';
@@ -39,6 +40,7 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
     deliver: { mode: config.deliver ?? 'branch', branch: config.deliver_branch ?? null },
     credentials: JSON.parse(pod.credentials) as string[],
     agent_env: config.env ?? {},
+    limits: config.limits ?? limitsRequest({}),
     persistent_key: config.persistent_key,
     keep_workspace: config.keep_workspace,
     resume_session_id: config.resume_session_id,

@@ -60,6 +60,9 @@ export function TicketPage({ slug }: { slug: string }) {
     api<{ ticket: TicketDetail }>('GET', `/tickets/${encodeURIComponent(slug)}`).then((r) => {
       setTicket((t) => later(t, r.ticket));
       if (r.ticket.pods) setPods(r.ticket.pods);
+      // A server without the ticket's `pods` may still filter pods by ticket; without either, the
+      // table shows the pods started while the page is open.
+      else api<{ pods: TicketPod[] }>('GET', `/pods?ticket_slug=${encodeURIComponent(slug)}&limit=20`).then((p) => setPods(p.pods), () => undefined);
     }, setError);
   useEffect(() => void load(), [slug]);
   useEvents(['ticket.', 'pod.'], (event) => {
