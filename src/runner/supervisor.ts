@@ -29,7 +29,7 @@ export interface SupervisorOptions {
   /** The runner's configured credentials, passed to agents only when a pod names them. */
   credentials: Record<string, string>;
   runnerEnv: NodeJS.ProcessEnv;
-  /** Where agents run (contract §9); default: no sandbox. */
+  /** Where agents run (docs/runners.md); default: no sandbox. */
   sandbox?: Sandbox;
   hooks: SupervisorHooks;
   killGraceMs?: number;
@@ -228,7 +228,7 @@ export class PodSupervisor {
     return this.outcome(pod, 'failed', result.code, `the agent ended with ${how}`);
   }
 
-  /** Autopilot (contract §4): iterations in one workspace until the agent reports done or failed. */
+  /** Autopilot (docs/api.md): iterations in one workspace until the agent reports done or failed. */
   private async runAutopilot(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
     const spec = pod.spec;
     const stateDir = this.workspaces.stateDir(spec.key);
@@ -296,7 +296,7 @@ export class PodSupervisor {
       credentials: spec.credentials,
       credentialValues: this.options.credentials,
     });
-    // The drover MCP server in the agent's own configuration (contract §12), unless CONFIG mcp = false.
+    // The drover MCP server in the agent's own configuration (docs/mcp.md), unless CONFIG mcp = false.
     let mcp: Awaited<ReturnType<typeof wireMcp>>;
     try {
       mcp = spec.agent.custom ? { args: [], skipped: null } : await wireMcp(spec.agent.slug, workspace.home, env, spec.mcp !== false);

@@ -10,7 +10,7 @@ import * as pods from '../store/pods.ts';
 
 export interface LivenessOptions {
   intervalMs: number;
-  /** Runner silence before its active pods become `orphaned` (contract §4: 120 s). */
+  /** Runner silence before its active pods become `orphaned` (docs/api.md: 120 s). */
   orphanGraceMs: number;
   /** Runner silence before its orphaned pods are given up as `failed`. */
   orphanFailMs: number;

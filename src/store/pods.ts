@@ -2,7 +2,7 @@ import type { Executor } from './db.ts';
 import { ACTIVE_POD_STATUSES } from './runners.ts';
 import type { PodRow, PodStatus, PodsTable } from './schema-runners.ts';
 
-/** A pod's results as runs show them (contract §10). */
+/** A pod's results as runs show them (docs/agents.md). */
 export type PodResultsRow = Pick<
   PodRow,
   'result' | 'session_id' | 'usage_input_tokens' | 'usage_output_tokens' | 'usage_cache_read_tokens' | 'usage_cache_write_tokens' | 'usage_cost_usd' | 'usage_turns'
@@ -136,7 +136,7 @@ export async function podResultsByKeys(db: Executor, keys: readonly string[]): P
   return found;
 }
 
-/** The still-active pods a pod spawned (contract §12). */
+/** The still-active pods a pod spawned (docs/mcp.md). */
 export async function activeChildPods(db: Executor, parentKey: string): Promise<PodRow[]> {
   return db.selectFrom('pods').selectAll().where('parent_pod_key', '=', parentKey).where('status', 'in', ACTIVE_POD_STATUSES).orderBy('id').execute();
 }

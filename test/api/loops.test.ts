@@ -1,5 +1,5 @@
 /**
- * The loop endpoints (external-api "Loops"; contract §1, §3) under both prefixes they are served
+ * The loop endpoints (external-api "Loops"; docs/api.md, docs/api.md) under both prefixes they are served
  * at: create (defaults, slugs, validation), list, get, update, enable/disable, trigger under the
  * three concurrency policies, templates, runs (list, get, cancel), delete and the loop's stats.
  *
@@ -237,7 +237,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
     });
 
     describe('POST /loops', () => {
-      it('→ 201 {loop} with every field of contract §3 and its defaults', async () => {
+      it('→ 201 {loop} with every field of docs/api.md and its defaults', async () => {
         const res = await call('POST', '/loops', { name: 'Nightly', prompt_template: 'Run the nightly checks' });
         expect(res.statusCode, res.body).toBe(201);
         expect(res.headers['content-type']).toMatch(/^application\/json\b/);

@@ -27,7 +27,7 @@ export interface LoopFields {
   timeout_minutes: number;
   callback_url: string | null;
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
-  /** The agentfile every run's pod gets (contract §10); null: none. */
+  /** The agentfile every run's pod gets (docs/agents.md); null: none. */
   agentfile_layer: string | null;
 }
 

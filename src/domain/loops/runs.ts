@@ -54,7 +54,7 @@ async function finishRun(
 }
 
 /**
- * Records a run as the loop's policy decides (contract §3) inside the caller's transaction.
+ * Records a run as the loop's policy decides (docs/api.md) inside the caller's transaction.
  * The loop row is locked first (run number), so concurrent triggers of one loop decide in turn.
  */
 export async function recordRun(
@@ -298,7 +298,7 @@ async function endRun(
     if (endedBy && run.pod_key !== null && run.pod_key !== endedBy.key) return false;
     const pod = endedBy && run.pod_key === null ? { pod_key: endedBy.key, runner_id: endedBy.runner_id } : {};
     const ended = await finishRun(trx, ctx, loop, run, from, status, message, pod);
-    // Only a completed run's session is resumed (contract §10): a failed, cancelled or timed-out
+    // Only a completed run's session is resumed (docs/agents.md): a failed, cancelled or timed-out
     // one may have left its session anywhere.
     if (ended && status === 'completed' && endedBy?.session_id) await loops.setLastSession(trx, loop.id, endedBy.session_id);
     // Ended before (cancelled while its pod was being placed): the record still names the pod.
@@ -367,7 +367,7 @@ async function attachPodWithEvent(ctx: DomainContext, runId: number, podKey: str
   });
 }
 
-/** A pod of a run started or ended: the run follows (contract §3, "Run ↔ pod"). */
+/** A pod of a run started or ended: the run follows (docs/api.md, "Run ↔ pod"). */
 export async function followPod(ctx: DomainContext, pod: PodRow): Promise<void> {
   const runId = (JSON.parse(pod.config) as PodConfig).loop_run_id;
   if (!runId) return;
