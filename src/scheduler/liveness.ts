@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from '../domain/context.ts';
-import { sweepRuns } from '../domain/loops/runs.ts';
+import { sweepRuns } from '../domain/loops/run-follow.ts';
 import { podLost, terminateOnServer } from '../domain/pods/lifecycle.ts';
 import { DEFAULT_QUEUE_TIMEOUT_MINUTES, sweepQueue } from '../domain/pods/queue.ts';
 import { transitionWithEvent } from '../domain/pods/events.ts';

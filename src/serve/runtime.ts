@@ -4,7 +4,7 @@ import { Authenticator } from '../domain/auth/authenticate.ts';
 import { CredentialStreams, type StreamCaps } from '../domain/auth/credential-streams.ts';
 import type { DomainContext } from '../domain/context.ts';
 import { callbackSettled } from '../domain/loops/callbacks.ts';
-import { followPod } from '../domain/loops/runs.ts';
+import { followPod } from '../domain/loops/run-follow.ts';
 import { QueuePromoter } from '../domain/pods/queue.ts';
 import type { Quotas } from '../domain/quotas/model.ts';
 import type { SecretBox } from '../domain/secrets.ts';

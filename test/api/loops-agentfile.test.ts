@@ -13,7 +13,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
-import { sweepRuns } from '../../src/domain/loops/runs.ts';
+import { sweepRuns } from '../../src/domain/loops/run-follow.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
 import type { PodConfig } from '../../src/domain/pods/model.ts';
 import { expireQueuedPods } from '../../src/domain/pods/queue.ts';

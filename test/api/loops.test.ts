@@ -13,7 +13,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
-import { sweepRuns } from '../../src/domain/loops/runs.ts';
+import { sweepRuns } from '../../src/domain/loops/run-follow.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';

@@ -6,7 +6,7 @@ import { optionalBody } from '../plugins/optional-body.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { checkVariablesDepth } from '../../domain/loops/model.ts';
 import { runRecords } from '../../domain/loops/records.ts';
-import { cancelRun } from '../../domain/loops/runs.ts';
+import { cancelRun } from '../../domain/loops/run-follow.ts';
 import * as service from '../../domain/loops/service.ts';
 import { loopView } from '../../domain/loops/view.ts';
 import type { LoopStats } from '../../store/loops.ts';

@@ -2,7 +2,9 @@ import type { DomainContext } from '../context.ts';
 import { isUniqueViolation } from '../../store/db.ts';
 import * as runs from '../../store/loop-runs.ts';
 import * as loops from '../../store/loops.ts';
-import { carryOut, recordRun, type AfterCommit } from './runs.ts';
+import { carryOut } from './run-flow.ts';
+import type { AfterCommit } from './run-records.ts';
+import { recordRun } from './runs.ts';
 import { latestSlotAtOrBefore, nextRunAt } from './schedule.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { invalid } from '../../errors.ts';
 import type { RunStatus } from '../../protocol/enums.ts';
 
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
 /** Runs that hold one of the loop's `max_concurrent_runs` slots. */
 export const SLOT_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running'];
 export const MAX_QUEUED_RUNS = 100;
