@@ -24,7 +24,7 @@ function sourceFiles() {
     }
   };
   walk(path.join(WEB, 'src'));
-  // The dashboard bundles the shared vocabulary (statuses, scopes) from the server's protocol room.
+  // The dashboard bundles the shared vocabulary (statuses, scopes, the transcript's shape) from the server's protocol room.
   walk(path.join(ROOT, 'src', 'protocol'));
   for (const file of [path.join(ROOT, 'package-lock.json'), fileURLToPath(import.meta.url)]) if (fs.existsSync(file)) files.push(file);
   return files;

@@ -26,6 +26,7 @@ import { loopDeliveryRoutes } from './api/routes/loop-deliveries.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
 import * as podSchemas from './api/schemas/pods.ts';
+import { Delivery } from './api/schemas/deliveries.ts';
 import type { RunnerGateway } from './gateway/links.ts';
 import { runnerLinkRoutes } from './api/routes/runner-link.ts';
 import { channelRoutes } from './api/routes/channels.ts';
@@ -163,6 +164,7 @@ export async function createApp(runtime: Runtime, options: HttpOptions): Promise
     app.addSchema(schema);
   }
   for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
+  app.addSchema(Delivery);
   for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, loopSchemas.LoopRunFinishedEvent, loopSchemas.WebhookDelivery, CustomAgent, RunnerToken, OrgQuotas]) app.addSchema(schema);
   await registerOpenApi(app);
 

@@ -27,3 +27,7 @@ export const CONCURRENCY_POLICIES = ['skip', 'queue', 'replace'] as const;
  */
 export const SENDER_TYPES = ['api', 'agent', 'system'] as const;
 export type SenderType = (typeof SENDER_TYPES)[number];
+
+/** The built-in agents (src/agents/builtin.ts describes each); the dashboard's loop form offers them. */
+export const BUILTIN_AGENT_SLUGS = ['claude-code', 'codex', 'gemini-cli', 'aider', 'opencode', 'shell'] as const;
+export type BuiltinAgentSlug = (typeof BUILTIN_AGENT_SLUGS)[number];

@@ -1,5 +1,5 @@
 import type { SenderType } from '../protocol/enums.ts';
-import type { CustomAgentsTable, PodOutputChunksTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
+import type { CustomAgentsTable, PodOutputChunksTable, PodPatchesTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
 import type { LoopRunsTable, LoopsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from './schema-loops.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
@@ -187,6 +187,7 @@ export interface Database {
   custom_agents: CustomAgentsTable;
   pods: PodsTable;
   pod_output_chunks: PodOutputChunksTable;
+  pod_patches: PodPatchesTable;
   loops: LoopsTable;
   loop_runs: LoopRunsTable;
   webhook_deliveries: WebhookDeliveriesTable;

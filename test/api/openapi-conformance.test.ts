@@ -36,6 +36,7 @@ import { expectError } from '../helpers/errors.ts';
 import { openApiDocument } from '../helpers/openapi.ts';
 import { SchemaValidator, declaredResponse, operationsOf, resolvePointer, resolveResponse, type OpenApiDocument, type WalkedOperation } from '../helpers/openapi-walk.ts';
 import { insertRunner } from '../helpers/runners.ts';
+import { savePodPatch } from '../../src/store/pod-patches.ts';
 import { valueFor, type Schema, type SchemaContext } from '../helpers/schema-arbitrary.ts';
 import { violations, type RequestParts } from '../helpers/schema-violations.ts';
 
@@ -351,6 +352,11 @@ async function refreshTargets(t: TestApp, f: Fixtures, id: string): Promise<void
   }
   if (id === 'postChannelMessage') f.channelIds = await make.channels(2); // earlier updates may have archived them
   if (id === 'terminatePod') f.podKeys = await make.pods(6);
+  // A pod's work is kept once its runner delivered it: every fixture pod gets a patch.
+  if (id === 'getPodPatch') {
+    const rows = await t.store.db.selectFrom('pods').select('id').where('key', 'in', f.podKeys).execute();
+    for (const row of rows) await savePodPatch(t.store.db, row.id, 'From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] work\n', Date.now());
+  }
   if (id === 'revokeApiKey') f.spareKeyIds = await make.keys(5);
   // The fixture agent is in use by now (loops name it): deletes address agents nothing uses.
   if (id === 'deleteCustomAgent') {

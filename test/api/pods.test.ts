@@ -49,6 +49,7 @@ const DETAIL_KEYS = [
   'alias',
   'auto_close',
   'channel_id',
+  'delivery',
   'env',
   'error_message',
   'exit_code',
@@ -211,6 +212,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         queue_position: null,
         started_at: null,
         finished_at: null,
+        delivery: null,
         created_at: expect.stringMatching(ISO_MS),
         updated_at: expect.stringMatching(ISO_MS),
       });

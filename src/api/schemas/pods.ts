@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { POD_STATUSES } from '../../protocol/enums.ts';
+import { deliveryField } from './deliveries.ts';
 import { Id, Limit, Nullable, Offset, OrgParams, Text, Timestamp } from './common.ts';
 
 export const PodStatus = Type.Enum(POD_STATUSES);
@@ -58,6 +59,7 @@ export const Pod = Type.Object(
     exit_code: Nullable(Type.Integer()),
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),
+    ...deliveryField,
   },
   { $id: 'Pod' },
 );

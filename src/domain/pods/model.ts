@@ -17,6 +17,9 @@ export interface PodConfig {
   permission_mode: string | null;
   /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
   mcp?: boolean;
+  /** `CONFIG deliver` and `deliver_branch` (absent in pods stored before them: `branch`, none). */
+  deliver?: 'branch' | 'merge_request' | 'none';
+  deliver_branch?: string | null;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */

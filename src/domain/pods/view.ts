@@ -2,6 +2,7 @@ import type { PodRow } from '../../store/schema-runners.ts';
 import { iso, isoOrNull } from '../iso.ts';
 import type { PodConfig } from './model.ts';
 import { podResultsView } from './results.ts';
+import { parseDelivery } from '../deliveries/model.ts';
 
 export function podListItem(pod: PodRow, queuePosition: number | null = null) {
   return {
@@ -38,5 +39,6 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     exit_code: pod.exit_code,
     started_at: isoOrNull(pod.started_at),
     finished_at: isoOrNull(pod.finished_at),
+    delivery: parseDelivery(pod.delivery),
   };
 }

@@ -3,7 +3,8 @@ import { api, query } from '../api.ts';
 import { useApp, useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
-import { ErrorBanner } from '../ui.tsx';
+import { nameOf, useNames } from '../names.ts';
+import { AssigneePicker, ErrorBanner } from '../ui.tsx';
 import { TICKET_STATUSES, TICKET_TYPES } from '../../../src/protocol/enums.ts';
 import { TicketDialog } from './ticket-dialog.tsx';
 import {
@@ -34,6 +35,7 @@ async function loadColumns(filters: Filters): Promise<Columns> {
 export function BoardView() {
   const { scopes } = useApp();
   const canWrite = useCan('tickets:write');
+  const names = useNames();
   const [filters, setFilters] = useState<Filters>({ label: '', type: '', assignee: '' });
   const [columns, setColumns] = useState<Columns>(emptyColumns);
   const [loaded, setLoaded] = useState(false);
@@ -141,8 +143,8 @@ export function BoardView() {
           </select>
         </label>
         <label>
-          Assignee id
-          <input inputMode="numeric" value={filters.assignee} onChange={(e) => applyFilters({ ...filters, assignee: e.currentTarget.value })} />
+          Assignee
+          <AssigneePicker users={names.users} value={filters.assignee} onChange={(assignee) => applyFilters({ ...filters, assignee })} empty="Anyone" />
         </label>
       </form>
       <ErrorBanner error={error} />
@@ -184,13 +186,13 @@ export function BoardView() {
                     if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
                   }}
                 >
-                  <button type="button" class="card-open" onClick={() => setEditing(card.slug)}>
+                  <a class="card-open" href={`#/tickets/${encodeURIComponent(card.slug)}`}>
                     <span class="slug">{card.slug}</span> <span class="title">{card.title}</span>
-                  </button>
+                  </a>
                   <div class="card-meta">
                     <span class={`tag type-${card.type}`}>{card.type}</span>
                     <span class="tag">{card.priority}</span>
-                    {card.assignee_id !== null && <span class="tag">assignee {card.assignee_id}</span>}
+                    {card.assignee_id !== null && <span class="tag assignee">{nameOf(names.users, card.assignee_id)}</span>}
                     {card.labels?.map((l) => <span class="tag label">{l}</span>)}
                     {canWrite && (
                       <button

@@ -14,7 +14,7 @@ const loopColumns: Column<Schemas['Loop']>[] = [
   { header: 'AGENT', value: (l) => l.agent_slug ?? l.custom_agent_slug },
   { header: 'CRON', value: (l) => (l.cron_expression ? `${l.cron_expression} (${l.cron_timezone})` : null) },
   { header: 'NEXT RUN', value: (l) => when(l.next_run_at) },
-  { header: 'RUNS', value: (l) => `${l.total_runs} (${l.successful_runs} ok, ${l.failed_runs} failed, ${l.active_run_count} active)` },
+  { header: 'RUNS', value: (l) => `${l.total_runs} (${l.successful_runs} ok, ${l.failed_runs} failed, ${l.cancelled_runs} cancelled, ${l.active_run_count} active)` },
   { header: 'NAME', value: (l) => l.name, max: 40 },
 ];
 
