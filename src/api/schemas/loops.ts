@@ -214,7 +214,7 @@ export const Run = Type.Object(
 export const LoopParams = Type.Object({ ...OrgParams.properties, slug: Text({ minLength: 1, maxLength: 63 }) });
 export const RunParams = Type.Object({ ...LoopParams.properties, run_id: Id });
 export const ListLoopsQuery = Type.Object(
-  // No defaults here: without limit and offset the list holds every loop (contract §3, List); a
+  // No defaults here: without limit and offset the list holds every loop (docs/api.md, List); a
   // default would be filled in by the validator and cut the list at 100.
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, description: 'no default (all loops); values above 100 are clamped' })),
@@ -227,7 +227,7 @@ export const ListRunsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The body of the `loop.run.finished` callback (contract §3), as src/domain/loops/callbacks.ts sends it. */
+/** The body of the `loop.run.finished` callback (docs/api.md), as src/domain/loops/callbacks.ts sends it. */
 export const LoopRunFinishedEvent = Type.Object(
   {
     type: Type.Literal('loop.run.finished'),

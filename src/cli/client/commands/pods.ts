@@ -19,7 +19,7 @@ export const podColumns = (names: Names): Column<Schemas['PodListItem'] | Schema
 ];
 
 /**
- * Streams a pod's output to stdout until its `end` event (contract §11) and answers the end. With
+ * Streams a pod's output to stdout until its `end` event (docs/events.md) and answers the end. With
  * --json each event is one JSON line. Terminal control sequences are taken out unless `raw`.
  */
 async function streamOutput(ctx: CommandContext, client: DroverClient, key: string, offset: number, raw: boolean): Promise<{ status: string; exit_code: number | null } | null> {
