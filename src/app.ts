@@ -27,6 +27,7 @@ import * as loopSchemas from './api/schemas/loops.ts';
 import { followPod } from './domain/loops/runs.ts';
 import { QueuePromoter } from './domain/pods/queue.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
+import { usageRoutes } from './api/routes/usage.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { RunnerGateway } from './gateway/links.ts';
 import { InProcessNotifier, type RunnerNotifier } from './gateway/notifier.ts';
@@ -277,6 +278,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(repositoryRoutes(ctx));
       await orgScoped.register(podRoutes(ctx));
       await orgScoped.register(runnerRoutes(ctx));
+      await orgScoped.register(usageRoutes(ctx));
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
       await orgScoped.register(whoamiRoutes());

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { EXIT_REVOKED, RunnerDaemon } from '../runner/daemon.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../runner/sandbox/index.ts';
 import type { LocalRunnerMessage } from '../runner/local.ts';
+import { readPriceFile } from '../runner/relay/index.ts';
 
 export interface RunnerFlags {
   server?: string;
@@ -13,6 +14,7 @@ export interface RunnerFlags {
   'work-dir'?: string;
   'drain-seconds'?: string;
   sandbox?: string;
+  prices?: string;
 }
 
 /**
@@ -40,6 +42,16 @@ function sandboxMode(raw: string | undefined): SandboxMode {
   const value = raw ?? 'bwrap';
   if (!(SANDBOX_MODES as readonly string[]).includes(value)) throw new Error(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`);
   return value as SandboxMode;
+}
+
+/** The operator's model prices (docs/agents.md "Prices"); a bad file stops the runner at start. */
+function priceFile(file: string | undefined) {
+  if (!file) return {};
+  try {
+    return readPriceFile(file);
+  } catch (error) {
+    throw new Error(`--prices: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** A colon-separated list of paths (like PATH), empty entries dropped. */
@@ -72,6 +84,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
     sandboxReadOnly: pathList(env.DROVER_SANDBOX_READ_ONLY),
     bwrap: env.DROVER_BWRAP || undefined,
     credentials: loadCredentials(workDir, env),
+    prices: priceFile(flags.prices ?? env.DROVER_RUNNER_PRICES),
     env,
     // Tests shorten it; the server expects one at least every 30 s.
     heartbeatMs: env.DROVER_RUNNER_HEARTBEAT_MS ? positiveInt('DROVER_RUNNER_HEARTBEAT_MS', env.DROVER_RUNNER_HEARTBEAT_MS, 10_000) : undefined,

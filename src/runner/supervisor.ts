@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
+import type { ModelCall, PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
 import { agentEnvironment } from '../agents/environment.ts';
 import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
 import { supportsMcp } from '../agents/mcp.ts';
@@ -14,6 +14,8 @@ import { PodOutputBuffer } from './pod-output-buffer.ts';
 import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import { PodResults, SessionTotals } from './pod-results.ts';
 import { readStatus } from './status-file.ts';
+import { relayAgent } from './relay/agent-env.ts';
+import type { ModelRelay } from './relay/server.ts';
 import { wireMcp } from './mcp-wiring.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
@@ -32,6 +34,8 @@ export interface SupervisorOptions {
   /** Where agents run (contract §9); default: no sandbox. */
   sandbox?: Sandbox;
   hooks: SupervisorHooks;
+  /** The runner's model relay: pods' model credentials become placeholders for it. */
+  relay?: ModelRelay;
   killGraceMs?: number;
   outputFlushMs?: number;
 }
@@ -49,6 +53,8 @@ class RunningPod {
   state: PodReport['state'] = 'preparing';
   process: GroupProcess | null = null;
   stopReason: 'terminated' | 'timeout' | null = null;
+  /** Why the runner itself ended the pod as failed (a budget reached). */
+  failReason: string | null = null;
   timeoutTimer: NodeJS.Timeout | null = null;
   /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
   stopped!: () => void;
@@ -142,6 +148,20 @@ export class PodSupervisor {
     pod.process?.stop(this.killGraceMs);
   }
 
+  /** Ends a running pod as failed with `reason` (the relay refused a call over its budget). */
+  fail(key: string, reason: string): void {
+    const pod = this.pods.get(key);
+    if (!pod || pod.stopReason || pod.failReason) return;
+    pod.failReason = reason;
+    pod.stopped();
+    pod.process?.stop(this.killGraceMs);
+  }
+
+  /** A model call of pod `key` that the relay passed: it counts in the pod's usage. */
+  relayed(call: ModelCall): void {
+    this.pods.get(call.pod_key)?.results.addRelayed(call);
+  }
+
   /** Stops every pod and waits until all have ended and reported. */
   async stopAll(reason: 'terminated' | 'timeout'): Promise<void> {
     for (const key of [...this.pods.keys()]) this.stop(key, reason);
@@ -158,11 +178,13 @@ export class PodSupervisor {
   private finish(pod: RunningPod, outcome: PodOutcome): void {
     if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
     pod.output.end();
+    this.options.relay?.detach(pod.spec.key);
     this.pods.delete(pod.spec.key);
     this.options.hooks.exited(outcome);
   }
 
   private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
+    if (pod.failReason && !pod.stopReason) return { key: pod.spec.key, outcome: 'failed', exit_code: exitCode, error_message: pod.failReason, ...pod.results.get() };
     return {
       key: pod.spec.key,
       outcome: pod.stopReason ? 'terminated' : outcome,
@@ -255,7 +277,7 @@ export class PodSupervisor {
         }, spec.iteration_timeout_sec * 1000);
         timer.unref();
         const result = await this.runAgent(pod, workspace, { prompt, resumeSessionId, statusFile, iteration }).finally(() => clearTimeout(timer));
-        if (pod.stopReason) return this.outcome(pod, 'terminated', result.code, null);
+        if (pod.stopReason || pod.failReason) return this.outcome(pod, 'terminated', result.code, null);
         if (timedOut) return this.outcome(pod, 'failed', result.code, `iteration ${iteration} exceeded iteration_timeout_sec (${spec.iteration_timeout_sec} s)`);
         if (result.spawnError) return this.outcome(pod, 'failed', null, result.spawnError);
         const status = readStatus(statusFile);
@@ -296,6 +318,7 @@ export class PodSupervisor {
       credentials: spec.credentials,
       credentialValues: this.options.credentials,
     });
+    const relayArgs = this.options.relay ? relayAgent(this.options.relay, spec, env) : [];
     // The drover MCP server in the agent's own configuration (contract §12), unless CONFIG mcp = false.
     let mcp: Awaited<ReturnType<typeof wireMcp>>;
     try {
@@ -313,7 +336,7 @@ export class PodSupervisor {
         permissionMode: spec.permission_mode ?? undefined,
         resumeSessionId: run.resumeSessionId,
         workspace: workspace.path,
-        mcpArgs: mcp.args,
+        mcpArgs: [...mcp.args, ...relayArgs],
       });
     } catch (error) {
       return { code: null, signal: null, spawnError: (error as Error).message };

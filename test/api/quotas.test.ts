@@ -15,7 +15,7 @@ import { expectError } from '../helpers/errors.ts';
 import { insertRunner } from '../helpers/runners.ts';
 import { waitFor } from '../helpers/runner-process.ts';
 
-const DEFAULTS: Quotas = { max_active_pods: 3, max_queued_pods: 7, max_loops: 2, pod_output_bytes_per_sec: 4096 };
+const DEFAULTS: Quotas = { max_active_pods: 3, max_queued_pods: 7, max_loops: 2, max_cost_usd_per_month: 0, pod_output_bytes_per_sec: 4096 };
 
 interface QuotaBody {
   quotas: { org: string; overrides: Record<keyof Quotas, number | null>; defaults: Quotas; effective: Quotas };

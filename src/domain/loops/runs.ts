@@ -14,6 +14,7 @@ import { loopLayer } from './agentfile.ts';
 import { announceRunEnd } from './callbacks.ts';
 import { MAX_QUEUED_RUNS, SLOT_RUN_STATUSES } from './model.ts';
 import { missingVariablesError, renderTemplate } from './template.ts';
+import { loopBudgetSpent } from '../usage/budgets.ts';
 
 /** What to do once the transaction that decided it has committed. */
 export interface AfterCommit {
@@ -79,10 +80,12 @@ export async function recordRun(
   const inSlots = active.filter((r) => SLOT_RUN_STATUSES.includes(r.status));
   const queued = active.filter((r) => r.status === 'queued');
   let status: RunStatus = 'pending';
-  let errorMessage: string | null = null;
+  let errorMessage: string | null = missing.length > 0 ? null : await loopBudgetSpent(trx, loop, now);
   if (missing.length > 0) {
     status = 'failed';
     errorMessage = missingError!.message;
+  } else if (errorMessage !== null) {
+    status = 'skipped';
   } else if (inSlots.length >= loop.max_concurrent_runs || queued.length > 0) {
     switch (loop.concurrency_policy) {
       case 'skip':

@@ -42,6 +42,8 @@ export interface LoopFields {
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
   /** The agentfile every run's pod gets (contract §10); null: none. */
   agentfile_layer: string | null;
+  /** US dollars a day (UTC) its runs may spend on model calls; null: no budget (docs/agents.md "Budgets"). */
+  budget_usd_per_day: number | null;
 }
 
 type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
@@ -107,6 +109,7 @@ function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' 
     callback_url: fields.callback_url,
     autopilot_config: JSON.stringify(fields.autopilot_config),
     agentfile_layer: fields.agentfile_layer,
+    budget_usd_per_day: fields.budget_usd_per_day,
   };
 }
 
@@ -137,6 +140,7 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     callback_url: input.callback_url ?? null,
     autopilot_config: { ...DEFAULT_AUTOPILOT_CONFIG, ...(input.autopilot_config ?? {}) },
     agentfile_layer: input.agentfile_layer || null,
+    budget_usd_per_day: input.budget_usd_per_day ?? null,
   };
   await checkFields(ctx, orgId, fields);
   if (!ctx.secrets) throw new Error('creating loops needs the secret box (callback secrets are stored encrypted)');

@@ -49,6 +49,8 @@ export interface AgentfileConfig {
   permission_mode?: string;
   /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
   mcp?: boolean;
+  /** US dollars the pod's model calls may cost (docs/agents.md "Budgets"). */
+  max_cost_usd?: number;
 }
 
 export interface AgentfileLayer {
@@ -84,6 +86,7 @@ export const CONFIG_KEYS = [
   'iteration_timeout_sec',
   'permission_mode',
   'mcp',
+  'max_cost_usd',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
 /** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
@@ -146,6 +149,11 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
     case 'sandbox_type':
       if ((SANDBOX_TYPES as readonly string[]).includes(raw)) return raw;
       return fail(lineNo, `${what} must be one of ${oneOf(SANDBOX_TYPES)}, got ${show(raw)}`);
+    case 'max_cost_usd': {
+      const dollars = /^[0-9]{1,9}(\.[0-9]{1,9})?$/.test(raw) ? Number(raw) : NaN;
+      if (!(dollars > 0)) fail(lineNo, `${what} must be a number of US dollars above 0 such as 2.50, got ${show(raw)}`);
+      return dollars;
+    }
     case 'permission_mode':
       if (PERMISSION_MODE_WORD.test(raw)) return raw;
       return fail(lineNo, `${what} must be a mode name such as acceptEdits, workspace-write or auto_edit, got ${show(raw)}`);

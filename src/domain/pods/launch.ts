@@ -187,6 +187,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
     mcp: layer.config.mcp ?? true,
+    max_cost_usd: layer.config.max_cost_usd ?? null,
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,

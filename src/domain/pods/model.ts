@@ -18,6 +18,8 @@ export interface PodConfig {
   permission_mode: string | null;
   /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
   mcp?: boolean;
+  /** `CONFIG max_cost_usd` (absent in pods stored before it existed: none). */
+  max_cost_usd?: number | null;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
