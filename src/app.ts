@@ -31,7 +31,7 @@ import { usageRoutes } from './api/routes/usage.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { RunnerGateway } from './gateway/links.ts';
 import { InProcessNotifier, type RunnerNotifier } from './gateway/notifier.ts';
-import { runnerLinkRoutes } from './gateway/routes.ts';
+import { runnerLinkRoutes } from './api/routes/runner-link.ts';
 import { channelRoutes } from './api/routes/channels.ts';
 import { adminRepositoryRoutes } from './api/routes/admin-repositories.ts';
 import { dashboardRoutes, type DashboardAssets } from './api/routes/dashboard.ts';

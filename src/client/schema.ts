@@ -1277,6 +1277,7 @@ export interface components {
             /** @enum {unknown} */
             priority: "low" | "medium" | "high" | "urgent";
             assignee_id: number | null;
+            labels: string[];
         };
         Org: {
             id: number;
@@ -1582,7 +1583,10 @@ export interface components {
             last_run_at: string | null;
             total_runs: number;
             successful_runs: number;
+            /** @description runs that failed or timed out */
             failed_runs: number;
+            /** @description runs cancelled before they ended */
+            cancelled_runs: number;
             active_run_count: number;
             /** @description the sum of the costs its runs' agents reported; null when none reported one */
             total_cost_usd: number | null;
@@ -4259,9 +4263,9 @@ export interface operations {
     getUsage: {
         parameters: {
             query?: {
-                /** @description an ISO date (2026-11-27: that day included as `to`) or date-time */
+                /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
                 from?: string;
-                /** @description an ISO date (2026-11-27: that day included as `to`) or date-time */
+                /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
                 to?: string;
                 /** @description default `day` (UTC) */
                 group_by?: "day" | "agent" | "loop" | "ticket" | "repository";

@@ -24,7 +24,7 @@ import {
   type PodReport,
   type RunnerMessage,
   type ServerBody,
-} from './protocol.ts';
+} from '../protocol/runner-link.ts';
 import { recordModelCall } from '../domain/usage/service.ts';
 
 /**

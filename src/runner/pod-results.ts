@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { addUsage, emptyUsage, usageSince, USAGE_FIELDS, type AgentReport, type AgentUsage } from '../agents/output/index.ts';
-import type { ModelCall } from '../gateway/protocol.ts';
+import type { ModelCall } from '../protocol/runner-link.ts';
 
 /**
  * The running totals of sessions whose CLI reports usage per session, not per run (Codex), so a

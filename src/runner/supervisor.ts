@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelCall, PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
+import type { ModelCall, PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
 import { agentEnvironment } from '../agents/environment.ts';
 import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
 import { supportsMcp } from '../agents/mcp.ts';

@@ -53,7 +53,9 @@ export interface CustomAgentsTable {
   created_at: number;
 }
 
-export type PodStatus = 'queued' | 'initializing' | 'running' | 'completed' | 'failed' | 'terminated' | 'orphaned';
+import type { PodStatus } from '../protocol/enums.ts';
+
+export type { PodStatus };
 
 export interface PodsTable {
   id: Generated<number>;

@@ -1,3 +1,4 @@
+import type { SenderType } from '../protocol/enums.ts';
 import type { CustomAgentsTable, PodOutputChunksTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
 import type { LoopRunsTable, LoopsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from './schema-loops.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
@@ -152,7 +153,7 @@ export interface ChannelMessagesTable {
   org_id: number;
   channel_id: number;
   content: string;
-  sender_type: 'api' | 'agent' | 'system';
+  sender_type: SenderType;
   pod_key: string | null;
   created_at: number;
 }

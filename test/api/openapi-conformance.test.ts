@@ -29,7 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORGS_PREFIX_OPERATION_SUFFIX } from '../../src/api/openapi.ts';
 import { BODY_LIMIT_BYTES } from '../../src/api/plugins/json-body.ts';
 import { MAX_DOCUMENT } from '../../src/domain/channels/model.ts';
-import { TICKET_TYPES } from '../../src/domain/tickets/model.ts';
+import { TICKET_TYPES } from '../../src/protocol/enums.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { expectError } from '../helpers/errors.ts';

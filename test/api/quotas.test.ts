@@ -6,7 +6,7 @@
  * and starts once the org's pods end. Both databases.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import type { Quotas } from '../../src/domain/quotas/model.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -64,7 +64,7 @@ describe.each(DATABASES)('quotas on %s', (kind) => {
       expect(res.json()).toEqual({
         quotas: {
           org: slug,
-          overrides: { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null },
+          overrides: { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null, max_cost_usd_per_month: null },
           defaults: DEFAULTS,
           effective: DEFAULTS,
         },
@@ -73,16 +73,16 @@ describe.each(DATABASES)('quotas on %s', (kind) => {
 
     it('PATCH changes only the quotas given; null puts one back on the default; {} changes nothing', async () => {
       const { slug } = await freshOrg();
-      let res = await admin('PATCH', `/orgs/${slug}/quotas`, { max_active_pods: 50, max_queued_pods: 0, pod_output_bytes_per_sec: 10_000_000_000 });
+      let res = await admin('PATCH', `/orgs/${slug}/quotas`, { max_active_pods: 50, max_queued_pods: 0, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: null });
       expect(res.statusCode, res.body).toBe(200);
       let body = (res.json() as QuotaBody).quotas;
-      expect(body.overrides).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: null, pod_output_bytes_per_sec: 10_000_000_000 });
-      expect(body.effective).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: 2, pod_output_bytes_per_sec: 10_000_000_000 });
+      expect(body.overrides).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: null, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: null });
+      expect(body.effective).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: 2, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: 0 });
       expect((await admin('GET', `/orgs/${slug}/quotas`)).json()).toEqual(res.json());
 
       res = await admin('PATCH', `/orgs/${slug}/quotas`, { max_active_pods: null, max_loops: 9 });
       body = (res.json() as QuotaBody).quotas;
-      expect(body.overrides).toEqual({ max_active_pods: null, max_queued_pods: 0, max_loops: 9, pod_output_bytes_per_sec: 10_000_000_000 });
+      expect(body.overrides).toEqual({ max_active_pods: null, max_queued_pods: 0, max_loops: 9, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: null });
       expect(body.effective.max_active_pods).toBe(3);
 
       res = await admin('PATCH', `/orgs/${slug}/quotas`, {});

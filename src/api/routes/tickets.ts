@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ResponseCache } from '../response-cache.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import { TICKET_STATUSES, type TicketPriority } from '../../domain/tickets/model.ts';
+import { TICKET_STATUSES, type TicketPriority } from '../../protocol/enums.ts';
 import * as service from '../../domain/tickets/service.ts';
 import { ticketListItem as listItem, ticketView as detail } from '../../domain/tickets/view.ts';
 import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses } from '../schemas/common.ts';
@@ -82,7 +82,7 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
               columns: columns.map((c) => ({
                 status: c.status,
                 total: c.total,
-                tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority })),
+                tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority, labels: JSON.parse(t.labels) as string[] })),
               })),
             },
           };

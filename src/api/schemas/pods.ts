@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { POD_STATUSES } from '../../domain/pods/model.ts';
+import { POD_STATUSES } from '../../protocol/enums.ts';
 import { Id, Limit, Nullable, Offset, OrgParams, Text, Timestamp } from './common.ts';
 
-export const PodStatus = Type.Enum(POD_STATUSES as string[]);
+export const PodStatus = Type.Enum(POD_STATUSES);
 export const PodKey = Text({ minLength: 1, maxLength: 64 });
 
 const Count = (description: string) => Nullable(Type.Number({ minimum: 0, description }));

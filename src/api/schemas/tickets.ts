@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { MAX_LABEL_LENGTH, MAX_LABELS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../domain/tickets/model.ts';
+import { MAX_LABEL_LENGTH, MAX_LABELS } from '../../domain/tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../protocol/enums.ts';
 import { Id, Limit, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 
 export const TicketType = Type.Enum(TICKET_TYPES);
@@ -48,6 +49,7 @@ export const BoardTicket = Type.Object(
     type: TicketType,
     priority: TicketPriority,
     assignee_id: Nullable(Type.Integer()),
+    labels: Type.Array(Type.String()),
   },
   { $id: 'BoardTicket' },
 );

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { USAGE_GROUPINGS } from '../../store/model-calls.ts';
 import { Nullable } from './common.ts';
 
-const IsoDate = Type.String({ maxLength: 40, pattern: '^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:?\\d{2})?)?$', description: 'an ISO date (2026-11-27: that day included as `to`) or date-time' });
+const IsoDate = Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'an ISO date, UTC (2026-11-27); `to` includes its day' });
 
 export const UsageQuery = Type.Object(
   {

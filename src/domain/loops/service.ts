@@ -16,35 +16,9 @@ import { fits } from '../quotas/model.ts';
 import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
 import { checkLoopLayer } from './agentfile.ts';
-import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
+import { type LoopFields, DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
-
-export interface LoopFields {
-  name: string;
-  description: string | null;
-  agent_slug: string | null;
-  custom_agent_slug: string | null;
-  prompt_template: string;
-  prompt_variables: Record<string, unknown>;
-  repository_id: number | null;
-  runner_id: number | null;
-  branch_name: string | null;
-  execution_mode: 'direct' | 'autopilot';
-  cron_expression: string | null;
-  cron_timezone: string;
-  sandbox_strategy: 'persistent' | 'fresh';
-  session_persistence: boolean;
-  concurrency_policy: 'skip' | 'queue' | 'replace';
-  max_concurrent_runs: number;
-  timeout_minutes: number;
-  callback_url: string | null;
-  autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
-  /** The agentfile every run's pod gets (contract §10); null: none. */
-  agentfile_layer: string | null;
-  /** US dollars a day (UTC) its runs may spend on model calls; null: no budget (docs/agents.md "Budgets"). */
-  budget_usd_per_day: number | null;
-}
 
 type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
 export type CreateLoopInput = OptionalFields & Pick<LoopFields, 'name' | 'prompt_template'> & { slug?: string };

@@ -1,9 +1,9 @@
 import type { LoopStats } from '../../store/loops.ts';
 import type { LoopRow } from '../../store/schema-loops.ts';
 import { iso, isoOrNull } from '../iso.ts';
-import type { LoopFields } from './service.ts';
+import type { LoopFields } from './model.ts';
 
-const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null, spent_usd_today: 0 };
+const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null, spent_usd_today: 0 };
 
 /** The settings of a loop as the API takes and shows them (JSON columns parsed, flags as booleans). */
 export function loopFields(loop: LoopRow): LoopFields {
@@ -46,6 +46,7 @@ export const loopView = (loop: LoopRow, stats: LoopStats | null | undefined) => 
   total_runs: (stats ?? NO_STATS).total_runs,
   successful_runs: (stats ?? NO_STATS).successful_runs,
   failed_runs: (stats ?? NO_STATS).failed_runs,
+  cancelled_runs: (stats ?? NO_STATS).cancelled_runs,
   active_run_count: (stats ?? NO_STATS).active_run_count,
   total_cost_usd: (stats ?? NO_STATS).total_cost_usd,
   spent_usd_today: (stats ?? NO_STATS).spent_usd_today,

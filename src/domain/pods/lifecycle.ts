@@ -5,22 +5,12 @@ import type { PodRow, PodStatus } from '../../store/schema-runners.ts';
 import { ACTIVE_STATUSES, type PodConfig } from './model.ts';
 import { transitionWithEvent } from './events.ts';
 import { usageColumns } from './results.ts';
-import type { PodUsage } from '../../gateway/protocol.ts';
+import type { PodOutcome } from '../../protocol/runner-link.ts';
 
 /**
  * What runners report, applied to the stored pods. Every step is a guarded transition
  * (`UPDATE … WHERE status IN (…)`), so replays and races cannot move a pod backwards.
  */
-
-export interface PodOutcome {
-  key: string;
-  outcome: 'completed' | 'failed' | 'terminated';
-  exit_code: number | null;
-  error_message: string | null;
-  session_id: string | null;
-  result?: string | null;
-  usage?: PodUsage | null;
-}
 
 async function tellChannel(ctx: DomainContext, pod: PodRow, text: string): Promise<void> {
   if (pod.channel_id === null) return;

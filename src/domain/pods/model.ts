@@ -1,7 +1,6 @@
 import { randomBase62 } from '../auth/keys.ts';
-import type { PodStatus } from '../../store/schema-runners.ts';
+import type { PodStatus } from '../../protocol/enums.ts';
 
-export const POD_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
 /** Active pods can be terminated; `queued` ones wait for a runner slot (contract §10) and hold none. */
 export const ACTIVE_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
 export const FINAL_STATUSES: readonly PodStatus[] = ['completed', 'failed', 'terminated'];

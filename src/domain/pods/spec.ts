@@ -1,4 +1,4 @@
-import type { PodSpec } from '../../gateway/protocol.ts';
+import type { PodSpec } from '../../protocol/runner-link.ts';
 import * as customAgents from '../../store/custom-agents.ts';
 import * as repositories from '../../store/repositories.ts';
 import type { PodRow } from '../../store/schema-runners.ts';

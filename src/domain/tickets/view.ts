@@ -1,6 +1,6 @@
 import type { TicketListRow, TicketWithParent } from '../../store/tickets.ts';
 import { iso } from '../iso.ts';
-import type { TicketPriority, TicketStatus } from './model.ts';
+import type { TicketPriority, TicketStatus } from '../../protocol/enums.ts';
 
 /** A ticket as lists show it (no description). */
 export function ticketListItem(row: TicketListRow) {

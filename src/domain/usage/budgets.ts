@@ -3,7 +3,7 @@
  * pod to when it starts, and whether a loop's day is spent before a run starts. What is spent is
  * read from the pods' usage (src/store/model-calls.ts), which the relays' reports keep current.
  */
-import type { PodBudget } from '../../gateway/protocol.ts';
+import type { PodBudget } from '../../protocol/runner-link.ts';
 import type { Executor } from '../../store/db.ts';
 import * as ledger from '../../store/model-calls.ts';
 import { utcDayStart } from '../../store/loops.ts';

@@ -4,7 +4,7 @@
  * that read no such variable get their own configuration (Codex: a provider block, as `-c` options).
  */
 import { modelProvider, type ModelProvider } from '../../agents/model-providers.ts';
-import type { PodSpec } from '../../gateway/protocol.ts';
+import type { PodSpec } from '../../protocol/runner-link.ts';
 import type { ModelRelay } from './server.ts';
 
 /**

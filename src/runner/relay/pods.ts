@@ -4,7 +4,7 @@
  * its upstreams and its budgets with what it has spent (docs/agents.md "The model relay").
  */
 import crypto from 'node:crypto';
-import type { PodBudget } from '../../gateway/protocol.ts';
+import type { PodBudget } from '../../protocol/runner-link.ts';
 import { MODEL_PROVIDERS, providerOfCredential, type ModelProviderId } from '../../agents/model-providers.ts';
 
 /**

@@ -226,3 +226,6 @@ export function sendCoalesced(socket: { send(data: string): void }, data: string
   }
   socket.send(data);
 }
+
+/** What `drover serve`'s own runner, a child process, tells its parent over the IPC channel. */
+export type LocalRunnerMessage = { t: 'connected'; runner_id: number };
