@@ -13,7 +13,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { openSandbox } from '../src/runner/sandbox/index.ts';
+import type { Writable } from 'node:stream';
+import { openSandbox, type SandboxLaunch } from '../src/runner/sandbox/index.ts';
 import { runnerNetwork } from '../src/runner/network/runner.ts';
 import { PodNetwork } from '../src/runner/network/index.ts';
 
@@ -27,9 +28,13 @@ const pct = (values: number[], p: number) => {
 };
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
-function exitOf(command: string, args: string[], env: Record<string, string>): Promise<void> {
+/** Runs a sandbox launch to its end: bwrap reads its options from the pipe on fd 3. */
+function exitOf(launch: SandboxLaunch): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: 'ignore' });
+    const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+    const fd3 = child.stdio[3] as Writable;
+    fd3.on('error', () => {});
+    fd3.end(launch.fd3 ?? '');
     child.once('error', reject);
     child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`exit ${code}`))));
   });
@@ -54,15 +59,13 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const pod = await PodNetwork.open(runner, { ...spec, key: `p-bench-${seq++}` }, () => {});
       const inner = pod.wrap('/bin/true', []);
-      const line = sandbox.wrap(inner.command, inner.args, { cwd: ws, writable: [ws], readOnly: [], netDir: pod.room.dir });
-      await exitOf(line.command, line.args, { ...env, ...pod.env });
+      await exitOf(sandbox.wrap(inner.command, inner.args, { cwd: ws, writable: [ws], readOnly: [], netDir: pod.room.dir }, { ...env, ...pod.env }));
       await pod.close();
       return performance.now() - t0;
     };
     const plain = async () => {
       const t0 = performance.now();
-      const line = sandbox.wrap('/bin/true', [], { cwd: ws, writable: [ws], readOnly: [] });
-      await exitOf(line.command, line.args, env);
+      await exitOf(sandbox.wrap('/bin/true', [], { cwd: ws, writable: [ws], readOnly: [] }, env));
       return performance.now() - t0;
     };
     for (let i = 0; i < 10; i++) await walled().then(plain);

@@ -25,6 +25,7 @@ import {
   type RunnerMessage,
   type ServerBody,
 } from '../protocol/runner-link.ts';
+import { recordModelCall } from '../domain/usage/service.ts';
 
 /**
  * The server side of runner links on this replica. Each runner's socket is held by one replica;
@@ -280,6 +281,9 @@ class RunnerLink {
         return;
       case 'pod_network':
         await podNetworkRefused(this.ctx, this.runner.id, message.key, message.refused);
+        return;
+      case 'model_call':
+        await recordModelCall(this.ctx, this.runner.id, message.call);
         return;
       case 'credential_stored': {
         const pending = this.pendingCredential;

@@ -1,5 +1,5 @@
 /**
- * The `agentfile_layer` of POST /pods (contract §4): a small line-based language, parsed here
+ * The `agentfile_layer` of POST /pods (docs/api.md): a small line-based language, parsed here
  * into plain data. Pure: no I/O, no lookups (whether a REPO or a channel exists is checked by
  * the caller). Every problem is a 400 `VALIDATION_FAILED` naming the 1-based line.
  *
@@ -27,7 +27,7 @@
  * - PROMPT, MODE, REPO and BRANCH may appear once; each CONFIG key once; CREDENTIAL any number;
  *   ENV up to 50 names, values up to 4 KiB of UTF-8 without NUL. A name given both as ENV and as
  *   CREDENTIAL is an error: which value the agent would see would be a guess.
- * - `CONFIG permission_mode` is read here as a word; whether the agent takes it (contract §10) is
+ * - `CONFIG permission_mode` is read here as a word; whether the agent takes it (docs/agents.md) is
  *   checked where the agent is known (launch.ts).
  * - A bare PROMPT (`PROMPT fix it`) is rejected: the prompt is a quoted string or a heredoc.
  * - The prompt may be empty (`PROMPT ""`, or a heredoc with no lines) but never contains NUL,
@@ -35,8 +35,9 @@
  * - CRLF line endings are accepted (one `\r` before each `\n` is dropped, heredoc bodies included).
  * - Input is capped at 64 KiB (UTF-8) and 2,000 lines.
  */
-import { envNameProblem } from '../../agents/environment.ts';
-import { formatHostPattern, parseHostPattern } from '../../net/host-pattern.ts';
+import { envNameProblem, forbiddenEnvName } from '../../agents/environment.ts';
+import { addAllowLine, parseNetworkMode } from './agentfile-allow.ts';
+import { LIMIT_KEYS, parseLimit } from './limits.ts';
 import { fail, hasControl, hasWhitespaceOrControl, parseInteger, parseQuoted, readValue, show } from './agentfile-syntax.ts';
 
 export interface AgentfileConfig {
@@ -49,14 +50,21 @@ export interface AgentfileConfig {
   max_iterations?: number;
   iteration_timeout_sec?: number;
   permission_mode?: string;
-  /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
+  /** false: the pod's agent gets no `drover` MCP server (docs/mcp.md); default true. */
   mcp?: boolean;
   /** The pod's network walls: restricted (default), none or open (docs/runners.md "Network"). */
   network?: 'restricted' | 'none' | 'open';
+  /** Resource limits (./limits.ts). */
+  memory_mb?: number;
+  pids?: number;
+  cpus?: number;
+  disk_mb?: number;
   /** What becomes of the work (docs/agents.md "Getting the work back"); default `branch` with REPO. */
   deliver?: 'branch' | 'merge_request' | 'none';
   /** The branch the work is pushed to (default: the agent's own, else drover/<pod key>). */
   deliver_branch?: string;
+  /** US dollars the pod's model calls may cost (docs/agents.md "Budgets"). */
+  max_cost_usd?: number;
 }
 
 export interface AgentfileLayer {
@@ -76,8 +84,6 @@ export const AGENTFILE_MAX_BYTES = 64 * 1024;
 export const AGENTFILE_MAX_LINES = 2000;
 
 export const AGENTFILE_DIRECTIVES = ['PROMPT', 'MODE', 'CONFIG', 'REPO', 'BRANCH', 'CREDENTIAL', 'ENV', 'ALLOW'] as const;
-export const NETWORK_MODES = ['restricted', 'none', 'open'] as const;
-export const MAX_ALLOW_LINES = 50;
 export const AGENTFILE_MODES = ['direct', 'autopilot'] as const;
 /** How the runner isolates the pod's workspace: a git worktree off its clone cache, or a plain directory. */
 export const SANDBOX_TYPES = ['worktree', 'none'] as const;
@@ -98,17 +104,20 @@ export const CONFIG_KEYS = [
   'permission_mode',
   'mcp',
   'network',
+  ...LIMIT_KEYS,
   'deliver',
   'deliver_branch',
+  'max_cost_usd',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
-/** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
+/** Set by Drover itself in the agent's environment (docs/api.md), so never taken from the runner's credentials. */
 export const RESERVED_CREDENTIALS = ['PATH', 'HOME', 'LANG', 'TERM'] as const;
 export const RESERVED_CREDENTIAL_PREFIX = 'DROVER_';
 
 export const MAX_MODEL_LENGTH = 200;
-export const MAX_BRANCH_LENGTH = 200;
 export const MAX_REPO_NAME_LENGTH = 255;
+export { branchProblem, MAX_BRANCH_LENGTH } from './branch-name.ts';
+import { branchProblem } from './branch-name.ts';
 export const MAX_CREDENTIAL_LENGTH = 128;
 
 type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -119,21 +128,6 @@ const CREDENTIAL_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const isDirective = (word: string): word is Directive => (AGENTFILE_DIRECTIVES as readonly string[]).includes(word);
 const isConfigKey = (word: string): word is ConfigKey => (CONFIG_KEYS as readonly string[]).includes(word);
 const oneOf = (values: readonly string[]): string => values.join(', ');
-
-/** null when `name` is a usable git branch name (git check-ref-format's rules, plus no whitespace). */
-export function branchProblem(name: string): string | null {
-  if (name.length === 0) return 'must not be empty';
-  if (name.length > MAX_BRANCH_LENGTH) return `must be at most ${MAX_BRANCH_LENGTH} characters`;
-  if (hasWhitespaceOrControl(name)) return 'must not contain whitespace or control characters';
-  if (/[~^:?*[\\]/.test(name)) return 'must not contain any of ~ ^ : ? * [ \\';
-  if (name.startsWith('-')) return 'must not start with -';
-  if (name.includes('..')) return 'must not contain ..';
-  if (name.includes('@{') || name === '@') return 'must not be @ or contain @{';
-  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'must not start or end with / or contain //';
-  if (name.endsWith('.') || name.endsWith('.lock')) return 'must not end with . or .lock';
-  if (name.split('/').some((part) => part.startsWith('.'))) return 'must not have a path component starting with .';
-  return null;
-}
 
 function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string | number | boolean {
   const what = `CONFIG ${key}`;
@@ -146,6 +140,11 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
       return raw;
     case 'max_turns':
       return parseInteger(raw, lineNo, what, 1, 10_000);
+    case 'memory_mb':
+    case 'pids':
+    case 'cpus':
+    case 'disk_mb':
+      return parseLimit(key, raw, lineNo);
     case 'pod_timeout_minutes':
       return parseInteger(raw, lineNo, what, 1, 10_080);
     case 'max_iterations':
@@ -163,14 +162,18 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
       if ((SANDBOX_TYPES as readonly string[]).includes(raw)) return raw;
       return fail(lineNo, `${what} must be one of ${oneOf(SANDBOX_TYPES)}, got ${show(raw)}`);
     case 'network':
-      if ((NETWORK_MODES as readonly string[]).includes(raw)) return raw;
-      return fail(lineNo, `${what} must be one of ${oneOf(NETWORK_MODES)}, got ${show(raw)}`);
+      return parseNetworkMode(raw, lineNo);
     case 'deliver':
       if ((DELIVER_VALUES as readonly string[]).includes(raw)) return raw;
       return fail(lineNo, `${what} must be one of ${oneOf(DELIVER_VALUES)}, got ${show(raw)}`);
     case 'deliver_branch': {
       const problem = branchProblem(raw);
       return problem === null ? raw : fail(lineNo, `${what} ${problem}`);
+    }
+    case 'max_cost_usd': {
+      const dollars = /^[0-9]{1,9}(\.[0-9]{1,9})?$/.test(raw) ? Number(raw) : NaN;
+      if (!(dollars > 0)) fail(lineNo, `${what} must be a number of US dollars above 0 such as 2.50, got ${show(raw)}`);
+      return dollars;
     }
     case 'permission_mode':
       if (PERMISSION_MODE_WORD.test(raw)) return raw;
@@ -198,6 +201,8 @@ function parseCredential(arg: string, lineNo: number): string {
   if (value.startsWith(RESERVED_CREDENTIAL_PREFIX) || (RESERVED_CREDENTIALS as readonly string[]).includes(value)) {
     fail(lineNo, `CREDENTIAL ${value} is reserved: Drover sets it in the agent's environment itself`);
   }
+  const forbidden = forbiddenEnvName(value);
+  if (forbidden !== null) fail(lineNo, `CREDENTIAL ${forbidden}`);
   return value;
 }
 
@@ -324,15 +329,9 @@ export function parseAgentfileLayerWithLines(text: string): { layer: AgentfileLa
         if (!credentialLines.has(name)) credentialLines.set(name, lineNo);
         break;
       }
-      case 'ALLOW': {
-        const { value } = readValue(arg, lineNo, 'ALLOW');
-        const parsed = parseHostPattern(value);
-        if (typeof parsed === 'string') fail(lineNo, `ALLOW ${show(value)} ${parsed} (expected host[:port] or *.domain[:port])`);
-        const entry = formatHostPattern(parsed);
-        if (!result.allow.includes(entry)) result.allow.push(entry);
-        if (result.allow.length > MAX_ALLOW_LINES) fail(lineNo, `at most ${MAX_ALLOW_LINES} ALLOW entries`);
+      case 'ALLOW':
+        addAllowLine(result.allow, arg, lineNo);
         break;
-      }
       case 'ENV': {
         const [name, value] = parseEnv(arg, lineNo);
         const first = envLines.get(name);

@@ -1,3 +1,4 @@
+import { limitsRequest } from './limits.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import { iso, isoOrNull } from '../iso.ts';
 import type { PodConfig } from './model.ts';
@@ -36,6 +37,7 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     parent_pod_key: pod.parent_pod_key,
     env: config.env ?? {},
     network: { mode: config.network ?? 'restricted', allow: config.allow ?? [], refused: Number(pod.network_refused ?? 0) },
+    limits: config.limits ?? limitsRequest({}),
     error_message: pod.error_message,
     exit_code: pod.exit_code,
     started_at: isoOrNull(pod.started_at),

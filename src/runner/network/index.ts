@@ -19,6 +19,8 @@ export type { EndpointTarget } from './expose.ts';
 const PROXY_PORT = 3128;
 /** Where the Drover API is exposed when its URL is not a loopback one (which keeps its own port). */
 const API_PORT = 41_100;
+/** Where other runner-side endpoints (the model relay) are exposed by default. */
+const ENDPOINT_PORT = 41_200;
 
 export interface RunnerNetworkOptions {
   /** `<work dir>/net`: one directory per pod, bound read-only into its sandbox. */
@@ -67,6 +69,7 @@ export function parseOperatorAllow(values: readonly string[]): HostPattern[] {
 /** One pod's walls: its proxy, its exposed endpoints, the environment that points at them. */
 export class PodNetwork {
   refused = 0;
+  private readonly named = new Map<string, number>();
   private constructor(
     readonly room: EndpointRoom,
     readonly mode: NetworkMode,
@@ -125,9 +128,18 @@ export class PodNetwork {
     }
   }
 
-  /** Exposes one more runner-side endpoint at `127.0.0.1:<port>` in the pod (before the agent starts). */
-  expose(port: number, target: EndpointTarget): Promise<void> {
-    return this.room.expose(port, target);
+  /**
+   * Exposes a runner-side endpoint at `http://127.0.0.1:<port>` in the pod, before the agent starts,
+   * and answers the port: `port` when given (it must be free), else the first free one from 41200.
+   * With `name`, once per pod: a later call answers the first one's port (autopilot iterations).
+   */
+  async expose(target: EndpointTarget, options: { port?: number; name?: string } = {}): Promise<number> {
+    const known = options.name === undefined ? undefined : this.named.get(options.name);
+    if (known !== undefined) return known;
+    const port = options.port ?? this.room.freePort(ENDPOINT_PORT);
+    await this.room.expose(port, target);
+    if (options.name !== undefined) this.named.set(options.name, port);
+    return port;
   }
 
   /** The command line that starts the in-pod bridges, waits for them, then runs `command args`. */

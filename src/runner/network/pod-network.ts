@@ -5,7 +5,7 @@ import { PodNetwork, type NetworkMode, type RunnerNetworkOptions } from './index
 /** How often at most a pod's refusal count goes to the server while it runs (the final count goes with its outcome). */
 const REPORT_EVERY_MS = 1000;
 
-export interface PodWallsHooks {
+export interface PodNetworkHooks {
   /** A line for the pod's output (the `[drover] ` prefix is added by the output buffer). */
   note(text: string): void;
   /** The pod's refusal count so far. */
@@ -16,7 +16,7 @@ export interface PodWallsHooks {
  * Opens the network walls of one pod: null when the runner has none (no sandbox). The refusal
  * line goes to the pod's output once per host:port; the count is reported at most once a second.
  */
-export async function openPodWalls(runner: RunnerNetworkOptions | null, spec: PodSpec, hooks: PodWallsHooks): Promise<PodNetwork | null> {
+export async function openPodNetwork(runner: RunnerNetworkOptions | null, spec: PodSpec, hooks: PodNetworkHooks): Promise<PodNetwork | null> {
   if (!runner) return null;
   let timer: NodeJS.Timeout | null = null;
   let network: PodNetwork | null = null;
