@@ -132,12 +132,17 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
   });
 
   it('a placeholder is worthless outside its pod and after it ended', async () => {
-    const pod = await runPod(layer('echo "$ANTHROPIC_API_KEY $ANTHROPIC_BASE_URL"', 'CREDENTIAL ANTHROPIC_API_KEY', `ENV ANTHROPIC_BASE_URL "${standIn.url}"`));
-    const [placeholder, base] = pod.output.trim().split('\n')[0].split(' ');
+    const pod = await runPod(layer('echo "$ANTHROPIC_API_KEY"', 'CREDENTIAL ANTHROPIC_API_KEY', `ENV ANTHROPIC_BASE_URL "${standIn.url}"`));
+    const placeholder = pod.output.trim().split('\n')[0];
+    expect(placeholder).toMatch(/^sk-drover-relay-[0-9a-f]{48}$/);
     const before = standIn.requests.length;
-    const response = await fetch(`${base}/v1/messages`, { method: 'POST', headers: { 'x-api-key': placeholder, 'content-type': 'application/json' }, body: '{}' });
-    expect(response.status).toBe(401);
-    expect(((await response.json()) as { type: string }).type).toBe('error');
+    // Each pod reaches the relay only inside its own network namespace (docs/runners.md "Network"):
+    // another pod presents the ended pod's placeholder there.
+    const other = await runPod(
+      layer(`curl -sS -w '\\nstatus %{http_code}\\n' "$ANTHROPIC_BASE_URL/v1/messages" -H "x-api-key: ${placeholder}" -H 'content-type: application/json' -d '{}'`, 'CREDENTIAL ANTHROPIC_API_KEY', `ENV ANTHROPIC_BASE_URL "${standIn.url}"`),
+    );
+    expect(other.output).toMatch(/^status 401$/m);
+    expect(other.output).toContain('"type":"error"');
     expect(standIn.requests.length).toBe(before);
   });
 
