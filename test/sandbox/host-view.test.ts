@@ -95,10 +95,10 @@ describe('bwrapArgs', () => {
   );
   const line = args.join(' ');
 
-  it('isolates users, pids, IPC and the host name, keeps the network, and dies with its parent', () => {
+  it('isolates users, pids, IPC, the host name and the network, and dies with its parent', () => {
     expect(line).toContain('--unshare-user --uid 1000 --gid 1000');
-    for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--die-with-parent']) expect(args).toContain(flag);
-    expect(args).not.toContain('--unshare-net');
+    // The network namespace: the pod reaches only what its network walls expose (docs/runners.md "Network").
+    for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-net', '--die-with-parent']) expect(args).toContain(flag);
     expect(args).not.toContain('--unshare-all');
   });
 

@@ -11,6 +11,7 @@ import {
   type AgentfileConfig,
   type AgentfileLayer,
 } from '../../src/domain/pods/agentfile.ts';
+import { forbiddenEnvName } from '../../src/agents/environment.ts';
 import { agentfileError } from '../../src/domain/pods/agentfile-syntax.ts';
 import { AppError } from '../../src/errors.ts';
 
@@ -490,7 +491,7 @@ const branchArb = fc
   .filter((b) => !b.endsWith('.lock') && b.length <= 200);
 const credentialArb = fc
   .stringMatching(/^[A-Z_][A-Z0-9_]{0,20}$/)
-  .filter((name) => !name.startsWith('DROVER_') && !name.startsWith('ENV_') && !RESERVED.has(name));
+  .filter((name) => !name.startsWith('DROVER_') && !name.startsWith('ENV_') && !RESERVED.has(name) && forbiddenEnvName(name) === null);
 // ENV names never clash with credential names (that is an error of its own).
 const envArb = fc.dictionary(
   fc.stringMatching(/^ENV_[A-Z0-9_]{0,12}$/),
