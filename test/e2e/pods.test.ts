@@ -522,7 +522,9 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       expect(record.cwd).toBe(workspaceOf(key));
       const names = Object.keys(record.env).sort();
       // PWD: bubblewrap names the working directory it starts the agent in (the workspace).
-      const unexpected = names.filter((n) => !['PATH', 'HOME', 'LANG', 'TERM', 'API_TOKEN', 'PWD'].includes(n) && !n.startsWith('DROVER_'));
+      // The proxy variables: the pod's network walls (docs/runners.md "Network").
+      const proxyNames = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY'].flatMap((n) => [n, n.toLowerCase()]);
+      const unexpected = names.filter((n) => ![...proxyNames, 'PATH', 'HOME', 'LANG', 'TERM', 'API_TOKEN', 'PWD'].includes(n) && !n.startsWith('DROVER_'));
       expect(unexpected).toEqual([]);
       if (record.env.PWD !== undefined) expect(record.env.PWD).toBe(workspaceOf(key));
       // Gemini CLI and OpenCode find the drover MCP server in their config files in the pod's HOME.
