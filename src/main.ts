@@ -25,7 +25,7 @@ export async function main(argv: string[]): Promise<void> {
       if (wantsHelp(rest)) return void process.stdout.write(`${SERVE_USAGE}\n`);
       const values = parse(rest, { host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, 'no-local-runner': { type: 'boolean' } }, SERVE_USAGE);
       if (!values) return;
-      const [{ loadServerConfig }, { startServer }] = await Promise.all([import('./config.ts'), import('./server.ts')]);
+      const [{ loadServerConfig }, { startServer }] = await Promise.all([import('./config.ts'), import('./serve/server.ts')]);
       await startServer(loadServerConfig(values), { handleSignals: true });
       return;
     }

@@ -1,6 +1,6 @@
 /**
- * The environment of an agent process (contract §4 "Agent environment", "Autopilot",
- * `CREDENTIAL`; §10 `ENV`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the
+ * The environment of an agent process (docs/api.md "Agent environment", "Autopilot",
+ * `CREDENTIAL`; docs/agents.md `ENV`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the
  * runner, the pod's `ENV` variables, and its named credentials from the runner's configured
  * credentials. Nothing else of the runner's
  * own environment leaks in — the result is built from an empty object, never by copying and
@@ -14,7 +14,7 @@ export interface DroverAgentContext {
   /** The organization's slug. */
   org: string;
   podKey: string;
-  /** The pod's token (the scopes of contract §12, `POD_TOKEN_SCOPES`), valid while the pod is active. */
+  /** The pod's token (the scopes of docs/mcp.md, `POD_TOKEN_SCOPES`), valid while the pod is active. */
   podToken: string;
   workspace: string;
   channelId?: number | null;
@@ -30,7 +30,7 @@ export interface DroverAgentContext {
 export interface AgentEnvironmentInput {
   /** The runner's own environment: only PATH, HOME, LANG and TERM are read from it. */
   runnerEnv: NodeJS.ProcessEnv;
-  /** The pod's own HOME (contract §9); it replaces the runner's. */
+  /** The pod's own HOME (docs/runners.md); it replaces the runner's. */
   home?: string | null;
   drover: DroverAgentContext;
   /** The pod's `ENV NAME "value"` variables (names as `envNameProblem` allows; others are dropped). */
@@ -50,14 +50,14 @@ export interface AgentEnvironment {
   missingCredentials: string[];
 }
 
-/** The variables taken over from the runner's environment (contract §4). */
+/** The variables taken over from the runner's environment (docs/api.md). */
 export const INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'TERM'] as const;
 export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 export const DEFAULT_LANG = 'C.UTF-8';
 export const DEFAULT_TERM = 'dumb';
 
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** `ENV` names (contract §10). */
+/** `ENV` names (docs/agents.md). */
 const AGENTFILE_ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 export const MAX_ENV_NAME_LENGTH = 128;
 /** Set by Drover itself for every agent (or its sandbox), so never taken from an `ENV` directive. */

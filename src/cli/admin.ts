@@ -45,7 +45,7 @@ function setOrClear(f: Flags, name: string, value: string | undefined): string |
   return value;
 }
 
-/** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of contract §2 and §15. */
+/** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of docs/api.md and docs/decisions.md. */
 export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'orgs create': {
     summary: 'create an organization',

@@ -1499,7 +1499,7 @@ export interface components {
             /** @enum {unknown} */
             mode: "direct" | "autopilot";
             alias: string | null;
-            /** @description the pod that spawned this one with its pod token (contract §12); null for pods created with an API key or by a loop */
+            /** @description the pod that spawned this one with its pod token (docs/mcp.md); null for pods created with an API key or by a loop */
             parent_pod_key: string | null;
             /** @description the agentfile's ENV variables */
             env: {
@@ -1692,6 +1692,7 @@ export interface components {
                 /** @description model turns of the agent loop */
                 turns: number | null;
             };
+            delivery: components["schemas"]["Delivery"] | null;
             /** @enum {unknown} */
             callback_status: "none" | "pending" | "delivered" | "failed";
             /**

@@ -22,7 +22,7 @@ export const PodReport = Type.Object(
 
 const Count = Type.Union([Type.Number({ minimum: 0 }), Type.Null()]);
 
-/** What the agent reported using (contract §10 "Results"); each null where it reports nothing. */
+/** What the agent reported using (docs/agents.md "Results"); each null where it reports nothing. */
 export const PodUsage = Type.Object(
   {
     input_tokens: Count,

@@ -28,7 +28,7 @@ export interface RunnerOptions {
   /** Given: used and remembered in the work dir. Absent: what the work dir remembers (else 4). */
   maxPods?: number;
   workDir: string;
-  /** How agents run (contract §9); default `bwrap`. */
+  /** How agents run (docs/runners.md); default `bwrap`. */
   sandbox?: SandboxMode;
   /** More paths the sandbox hides (the server's data dir for the local runner) and shows read-only. */
   sandboxHidden?: string[];

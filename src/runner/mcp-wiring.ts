@@ -1,5 +1,5 @@
 /**
- * Gives a pod's agent the `drover` MCP server (contract §12) unless its agentfile says
+ * Gives a pod's agent the `drover` MCP server (docs/mcp.md) unless its agentfile says
  * `CONFIG mcp = false`: the command-line arguments for Claude Code and Codex, the config files in
  * the pod's HOME for Gemini CLI and OpenCode (merged into what the operator's HOME template put
  * there). The server is this runner's own Node running this runner's own `bin/drover.mjs mcp`:

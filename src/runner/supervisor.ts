@@ -31,7 +31,7 @@ export interface SupervisorOptions {
   /** The runner's configured credentials, passed to agents only when a pod names them. */
   credentials: Record<string, string>;
   runnerEnv: NodeJS.ProcessEnv;
-  /** Where agents run (contract §9); default: no sandbox. */
+  /** Where agents run (docs/runners.md); default: no sandbox. */
   sandbox?: Sandbox;
   /** The machine's control groups and the operator's pod limits (docs/runners.md, "Limits"). */
   cgroups: Cgroups;
@@ -244,7 +244,7 @@ export class PodSupervisor {
     return this.outcome(pod, 'failed', result.code, `the agent ended with ${how}`);
   }
 
-  /** Autopilot (contract §4): iterations in one workspace until the agent reports done or failed. */
+  /** Autopilot (docs/api.md): iterations in one workspace until the agent reports done or failed. */
   private async runAutopilot(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
     const spec = pod.spec;
     const stateDir = this.workspaces.stateDir(spec.key);

@@ -1,5 +1,5 @@
 /**
- * Pod workspaces and HOMEs on a runner (contract §3 sandbox_strategy, §4 pods, §9 sandbox).
+ * Pod workspaces and HOMEs on a runner (docs/api.md sandbox_strategy, docs/api.md pods, docs/runners.md sandbox).
  *
  * Layout under the runner's work dir (none of it visible to pods but their own places):
  *

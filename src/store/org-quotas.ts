@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DatabaseKind, Executor } from './db.ts';
-import { ACTIVE_POD_STATUSES } from './runners.ts';
+import { SLOT_POD_STATUSES } from './runners.ts';
 import type { OrgQuotasTable } from './schema.ts';
 
 export type QuotaOverrides = Omit<OrgQuotasTable, 'org_id' | 'updated_at'>;
@@ -34,7 +34,7 @@ export async function countActivePods(db: Executor, orgId: number): Promise<numb
     .selectFrom('pods')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('org_id', '=', orgId)
-    .where('status', 'in', ACTIVE_POD_STATUSES)
+    .where('status', 'in', SLOT_POD_STATUSES)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -149,7 +149,7 @@ export interface RateLimitHitsTable {
   hits: number;
 }
 
-/** The event log (contract §11); see migrations/0014_events.ts. */
+/** The event log (docs/events.md); see migrations/0014_events.ts. */
 export interface EventsTable {
   id: Generated<number>;
   org_id: number;

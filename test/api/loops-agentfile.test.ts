@@ -1,6 +1,6 @@
 /**
- * Loops and what their runs' pods get (contract §10 "Loops", "Sessions", "Waiting for a runner";
- * §3 "Run ↔ pod"): `agentfile_layer` on create and PUT (shown on the record, given to every run's
+ * Loops and what their runs' pods get (docs/agents.md "Loops", "Sessions", "Waiting for a runner";
+ * docs/api.md "Run ↔ pod"): `agentfile_layer` on create and PUT (shown on the record, given to every run's
  * pod, its errors 400 naming the field and line), `branch_name` checked like a BRANCH, the session
  * a run resumes (only a completed run's, only in the persistent sandbox), and runs whose pod waits
  * in the pod queue (`pending`, terminated on cancel, failed by the queue timeout).
@@ -13,7 +13,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
-import { sweepRuns } from '../../src/domain/loops/runs.ts';
+import { sweepRuns } from '../../src/domain/loops/run-follow.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
 import type { PodConfig } from '../../src/domain/pods/model.ts';
 import { expireQueuedPods } from '../../src/domain/pods/queue.ts';

@@ -1,5 +1,5 @@
 /**
- * What contract §10 adds to pods, at the API on every database: `CONFIG permission_mode` checked
+ * What docs/agents.md adds to pods, at the API on every database: `CONFIG permission_mode` checked
  * per agent (400 naming that agent's values), the `ENV` directive (shown as `env`, sent to the
  * runner in the pod spec), and the agent's results (`result`, `session_id`, `usage`) as a runner
  * reports them, on pods, on loop runs, and summed into a loop's `total_cost_usd`. No runner process
@@ -27,7 +27,7 @@ interface PodJson {
   usage: Record<string, number | null>;
 }
 
-describe.each(DATABASES)('pods: agents unattended (contract §10) on %s', (kind) => {
+describe.each(DATABASES)('pods: agents unattended (docs/agents.md) on %s', (kind) => {
   let t: TestApp;
   let runnerId: number;
 

@@ -1,5 +1,5 @@
 /**
- * Quotas per organization (contract §15): server-wide defaults, overridden per org through
+ * Quotas per organization (docs/decisions.md): server-wide defaults, overridden per org through
  * `GET/PATCH /api/v1/admin/orgs/{org}/quotas` (null: back to the default; 0: no limit). Exceeding
  * `max_queued_pods` or `max_loops` is 429 QUOTA_EXCEEDED naming the quota in the message and in
  * `details`, and writes nothing; a pod beyond `max_active_pods` (a loop run's too) waits `queued`

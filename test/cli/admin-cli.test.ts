@@ -1,5 +1,5 @@
 /**
- * `drover admin …` (contract §2) as real child processes against a real `drover serve`:
+ * `drover admin …` (docs/api.md) as real child processes against a real `drover serve`:
  * organizations, API keys, users; where the admin token comes from; exit codes and messages
  * for usage errors, server errors and an unreachable server.
  */

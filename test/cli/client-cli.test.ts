@@ -1,5 +1,5 @@
 /**
- * The command line client (contract §13) as real `drover` child processes against a real
+ * The command line client (docs/cli.md) as real `drover` child processes against a real
  * `drover serve` with its local runner, on every database: each command in both output modes
  * (tables and records by default, the API's JSON unchanged with --json), `login` and profiles,
  * the environment overrides, and the exit codes 0 (success), 1 (an API error, with its code,

@@ -1,5 +1,5 @@
 /**
- * The command line client's surface, in-process (no server needed): every command of contract §13
+ * The command line client's surface, in-process (no server needed): every command of docs/cli.md
  * exists and answers --help, usage errors exit 2, the top-level help names every command, option
  * and environment variable there is, and docs/cli.md shows every command.
  */
@@ -10,7 +10,7 @@ import { CLIENT_WORDS, COMMANDS, runClient } from '../../src/cli/client/main.ts'
 import { TOP_USAGE } from '../../src/cli/usage.ts';
 import { REPO_ROOT } from '../helpers/server-process.ts';
 
-/** The commands of contract §13, word for word. */
+/** The commands of docs/cli.md, word for word. */
 const CONTRACT = {
   tickets: 'list|get|create|update|status|delete|board',
   pods: 'list|get|run|logs|terminate',
@@ -34,7 +34,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = { HOME: '/nonexisten
 }
 
 describe('drover client commands: the surface', () => {
-  it('has exactly the commands of contract §13, plus login and events', () => {
+  it('has exactly the commands of docs/cli.md, plus login and events', () => {
     const expected = Object.entries(CONTRACT).flatMap(([group, list]) => list.split('|').map((c) => `${group} ${c}`));
     expect(COMMANDS.map((c) => c.name).sort()).toEqual([...expected, 'login', 'events'].sort());
   });

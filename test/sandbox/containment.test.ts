@@ -1,5 +1,5 @@
 /**
- * Nothing a pod starts outlives it (contract §9 "Process containment"), with REAL processes: a
+ * Nothing a pod starts outlives it (docs/runners.md "Process containment"), with REAL processes: a
  * `drover serve` and external `drover runner`s with the default sandbox (bwrap), on every database.
  *
  * Each pod starts children the way agent CLIs' shell tools do: `setsid sleep &` (a session of its

@@ -1,5 +1,5 @@
 /**
- * What Drover reads from an agent's machine-readable output (contract §10 "Results"), and the
+ * What Drover reads from an agent's machine-readable output (docs/agents.md "Results"), and the
  * arithmetic on usage: sums over autopilot iterations, and the share of one run in a session total.
  *
  * `input_tokens` counts input the model read that was neither read from nor written to a prompt

@@ -32,7 +32,7 @@ export function presentedKey(request: FastifyRequest): string | null {
 }
 
 /**
- * The order of checks of contract §1, for every route under /orgs/{org}:
+ * The order of checks of docs/api.md, for every route under /orgs/{org}:
  * 401 (no, unknown, expired or revoked key) → 429 → 404 (unknown or foreign org) → 403 (scope).
  * A key refused from a client address over its limit of failed authentications is 429 rather than
  * 401; a key that verifies is never refused for its address.

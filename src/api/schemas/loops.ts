@@ -4,6 +4,7 @@ import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES
 import { CRON_PATTERN, TIMEZONE_PATTERN, expressionProblem, timezoneProblem } from '../../domain/loops/schedule.ts';
 import { Id, Limit, NO_NUL, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 import { resultFields } from './pods.ts';
+import { deliveryField } from './deliveries.ts';
 
 const AutopilotConfig = Type.Object(
   {
@@ -202,6 +203,7 @@ export const Run = Type.Object(
     duration_sec: Nullable(Type.Number()),
     error_message: Nullable(Type.String()),
     ...resultFields,
+    ...deliveryField,
     callback_status: Type.Enum(['none', 'pending', 'delivered', 'failed']),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -212,7 +214,7 @@ export const Run = Type.Object(
 export const LoopParams = Type.Object({ ...OrgParams.properties, slug: Text({ minLength: 1, maxLength: 63 }) });
 export const RunParams = Type.Object({ ...LoopParams.properties, run_id: Id });
 export const ListLoopsQuery = Type.Object(
-  // No defaults here: without limit and offset the list holds every loop (contract §3, List); a
+  // No defaults here: without limit and offset the list holds every loop (docs/api.md, List); a
   // default would be filled in by the validator and cut the list at 100.
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, description: 'no default (all loops); values above 100 are clamped' })),
@@ -225,7 +227,7 @@ export const ListRunsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The body of the `loop.run.finished` callback (contract §3), as src/domain/loops/callbacks.ts sends it. */
+/** The body of the `loop.run.finished` callback (docs/api.md), as src/domain/loops/callbacks.ts sends it. */
 export const LoopRunFinishedEvent = Type.Object(
   {
     type: Type.Literal('loop.run.finished'),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Nullable } from './common.ts';
 
-/** Quotas (contract §15): counts fit PostgreSQL's integer; output rates may be larger. 0 means no limit. */
+/** Quotas (docs/decisions.md): counts fit PostgreSQL's integer; output rates may be larger. 0 means no limit. */
 const Count = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const BytesPerSecond = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 

@@ -1,5 +1,5 @@
 /**
- * The command line client (contract §13): `drover login`, `tickets`, `pods`, `loops`, `channels`,
+ * The command line client (docs/cli.md): `drover login`, `tickets`, `pods`, `loops`, `channels`,
  * `runners`, `repos`, `events`, plus `drover --help` and `--version`. bin/drover.mjs runs these from
  * a bundle of their own (.build/cli.mjs) that holds none of the server, so a command starts fast.
  */

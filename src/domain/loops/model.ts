@@ -1,7 +1,6 @@
 import { invalid } from '../../errors.ts';
 import type { RunStatus } from '../../protocol/enums.ts';
 
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
 /** Runs that hold one of the loop's `max_concurrent_runs` slots. */
 export const SLOT_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running'];
 export const MAX_QUEUED_RUNS = 100;
@@ -27,7 +26,7 @@ export interface LoopFields {
   timeout_minutes: number;
   callback_url: string | null;
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
-  /** The agentfile every run's pod gets (contract §10); null: none. */
+  /** The agentfile every run's pod gets (docs/agents.md); null: none. */
   agentfile_layer: string | null;
 }
 

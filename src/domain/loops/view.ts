@@ -32,7 +32,7 @@ export function loopFields(loop: LoopRow): LoopFields {
 }
 
 /**
- * The loop record of contract §3 as its events show it: without `callback_secret`, which the API
+ * The loop record of docs/api.md as its events show it: without `callback_secret`, which the API
  * adds only for keys that may write loops (an event reaches every key that may read them).
  */
 export const loopView = (loop: LoopRow, stats: LoopStats | null | undefined) => ({

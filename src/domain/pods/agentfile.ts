@@ -1,5 +1,5 @@
 /**
- * The `agentfile_layer` of POST /pods (contract §4): a small line-based language, parsed here
+ * The `agentfile_layer` of POST /pods (docs/api.md): a small line-based language, parsed here
  * into plain data. Pure: no I/O, no lookups (whether a REPO or a channel exists is checked by
  * the caller). Every problem is a 400 `VALIDATION_FAILED` naming the 1-based line.
  *
@@ -26,7 +26,7 @@
  * - PROMPT, MODE, REPO and BRANCH may appear once; each CONFIG key once; CREDENTIAL any number;
  *   ENV up to 50 names, values up to 4 KiB of UTF-8 without NUL. A name given both as ENV and as
  *   CREDENTIAL is an error: which value the agent would see would be a guess.
- * - `CONFIG permission_mode` is read here as a word; whether the agent takes it (contract §10) is
+ * - `CONFIG permission_mode` is read here as a word; whether the agent takes it (docs/agents.md) is
  *   checked where the agent is known (launch.ts).
  * - A bare PROMPT (`PROMPT fix it`) is rejected: the prompt is a quoted string or a heredoc.
  * - The prompt may be empty (`PROMPT ""`, or a heredoc with no lines) but never contains NUL,
@@ -48,7 +48,7 @@ export interface AgentfileConfig {
   max_iterations?: number;
   iteration_timeout_sec?: number;
   permission_mode?: string;
-  /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
+  /** false: the pod's agent gets no `drover` MCP server (docs/mcp.md); default true. */
   mcp?: boolean;
   /** Resource limits (./limits.ts). */
   memory_mb?: number;
@@ -100,7 +100,7 @@ export const CONFIG_KEYS = [
   'deliver_branch',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
-/** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
+/** Set by Drover itself in the agent's environment (docs/api.md), so never taken from the runner's credentials. */
 export const RESERVED_CREDENTIALS = ['PATH', 'HOME', 'LANG', 'TERM'] as const;
 export const RESERVED_CREDENTIAL_PREFIX = 'DROVER_';
 

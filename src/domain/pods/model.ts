@@ -2,7 +2,7 @@ import { randomBase62 } from '../auth/keys.ts';
 import type { PodStatus } from '../../protocol/enums.ts';
 import type { PodLimitsRequest } from './limits.ts';
 
-/** Active pods can be terminated; `queued` ones wait for a runner slot (contract §10) and hold none. */
+/** Active pods can be terminated; `queued` ones wait for a runner slot (docs/agents.md) and hold none. */
 export const ACTIVE_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
 export const FINAL_STATUSES: readonly PodStatus[] = ['completed', 'failed', 'terminated'];
 
@@ -46,7 +46,7 @@ export function newPodKey(): string {
 }
 
 /**
- * A pod's API token: valid while the pod is active, with these scopes (contract §12). Its
+ * A pod's API token: valid while the pod is active, with these scopes (docs/mcp.md). Its
  * `pods:write` covers only spawning pods and terminating the pods it spawned (spawn.ts).
  */
 export const POD_TOKEN_SCOPES = ['channels:write', 'tickets:write', 'pods:read', 'pods:write', 'loops:read', 'repos:read', 'runners:read'] as const;

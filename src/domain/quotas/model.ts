@@ -1,5 +1,5 @@
 /**
- * Per-organization quotas (contract §15): a server-wide default for each (DROVER_ORG_MAX_ACTIVE_PODS,
+ * Per-organization quotas (docs/decisions.md): a server-wide default for each (DROVER_ORG_MAX_ACTIVE_PODS,
  * DROVER_ORG_MAX_QUEUED_PODS, DROVER_ORG_MAX_LOOPS, DROVER_POD_OUTPUT_BYTES_PER_SEC), which an
  * administrator can override per organization. 0 means "no limit".
  */

@@ -1,5 +1,5 @@
 /**
- * The bubblewrap command line of one pod's sandbox (contract §9), in the way Flatpak builds its
+ * The bubblewrap command line of one pod's sandbox (docs/runners.md), in the way Flatpak builds its
  * own: a new root made of explicit mounts, nothing of the host visible unless named.
  *
  * - user namespace: the agent is a non-root uid (CLIs that refuse root work on a root runner);

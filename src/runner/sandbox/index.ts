@@ -1,5 +1,5 @@
 /**
- * The pod sandbox of a runner (contract §9): `bwrap` (the default) or `none`.
+ * The pod sandbox of a runner (docs/runners.md): `bwrap` (the default) or `none`.
  *
  * A runner opens its sandbox once at start. With `bwrap` that works out the host view
  * (./host-view.ts) and runs a self-test: a runner that cannot sandbox its agents refuses to start,

@@ -8,6 +8,7 @@ import { Names, namesFor } from '../names.ts';
 import { runIdByNumber } from '../run-numbers.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
+import { deliveryText } from '../delivery-view.ts';
 
 const LOOP_ENUMS = { execution_mode: EXECUTION_MODES, sandbox_strategy: SANDBOX_STRATEGIES, concurrency_policy: CONCURRENCY_POLICIES };
 const ACTIVE = new Set(['queued', 'pending', 'running']);
@@ -40,7 +41,7 @@ const showLoop = (names: Names) => (data: { loop: Schemas['Loop'] }) =>
   );
 /** Shows a loop answer, with the names its record needs. */
 const loopShown = async (ctx: CommandContext, answer: Answer<{ loop: Schemas['Loop'] }>) => show(ctx, answer, showLoop(await namesFor(ctx, 'repository', 'runner')));
-const showRun = (data: { run: Schemas['Run'] }) => record(data.run);
+const showRun = (data: { run: Schemas['Run'] }) => record({ ...data.run, delivery: deliveryText(data.run.delivery) });
 
 const fields: Record<string, OptionSpec> = {
   name: { type: 'string', value: 'NAME', description: 'name, 1–255 characters' },

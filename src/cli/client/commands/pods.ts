@@ -7,6 +7,7 @@ import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, 
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 import { RAW_TEXT_OPTION, podOutputPrinter, showPodOutput } from '../terminal.ts';
 import { followTranscript, podAgent, printTranscript, transcriptOptions, transcriptWanted } from '../transcript-view.ts';
+import { deliveryText } from '../delivery-view.ts';
 
 export const podColumns = (names: Names): Column<Schemas['PodListItem'] | Schemas['RunnerPodItem']>[] => [
   { header: 'KEY', value: (p) => p.key },
@@ -18,7 +19,7 @@ export const podColumns = (names: Names): Column<Schemas['PodListItem'] | Schema
 ];
 
 /**
- * Streams a pod's output to stdout until its `end` event (contract §11) and answers the end. With
+ * Streams a pod's output to stdout until its `end` event (docs/events.md) and answers the end. With
  * --json each event is one JSON line. Terminal control sequences are taken out unless `raw`.
  */
 async function streamOutput(ctx: CommandContext, client: DroverClient, key: string, offset: number, raw: boolean): Promise<{ status: string; exit_code: number | null } | null> {
@@ -38,7 +39,7 @@ async function streamOutput(ctx: CommandContext, client: DroverClient, key: stri
 const showPod =
   (names: Names) =>
   ({ pod }: { pod: Schemas['Pod'] }) =>
-    record({ ...pod, runner_id: names.label('runner', pod.runner_id), repository_id: names.label('repository', pod.repository_id) });
+    record({ ...pod, runner_id: names.label('runner', pod.runner_id), repository_id: names.label('repository', pod.repository_id), delivery: deliveryText(pod.delivery) });
 
 /** The agentfile for `pods run`: the file's directives, then the prompt as one JSON-quoted PROMPT line. */
 function agentfile(prompt: string | undefined, file: string | undefined): string | undefined {
