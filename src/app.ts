@@ -25,6 +25,7 @@ import { loopRoutes } from './api/routes/loops.ts';
 import { loopDeliveryRoutes } from './api/routes/loop-deliveries.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
+import { usageRoutes } from './api/routes/usage.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { Delivery } from './api/schemas/deliveries.ts';
 import type { RunnerGateway } from './gateway/links.ts';
@@ -228,6 +229,7 @@ export async function createApp(runtime: Runtime, options: HttpOptions): Promise
       await orgScoped.register(repositoryRoutes(ctx));
       await orgScoped.register(podRoutes(ctx));
       await orgScoped.register(runnerRoutes(ctx));
+      await orgScoped.register(usageRoutes(ctx));
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
       await orgScoped.register(whoamiRoutes());

@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     case 'runner': {
       if (wantsHelp(rest)) return void process.stdout.write(`${RUNNER_USAGE}\n`);
-      const names = ['server', 'token', 'name', 'labels', 'max-pods', 'work-dir', 'drain-seconds', 'sandbox', 'pod-memory-mb', 'pod-pids', 'pod-cpus', 'pod-disk-mb'];
+      const names = ['server', 'token', 'name', 'labels', 'max-pods', 'work-dir', 'drain-seconds', 'sandbox', 'pod-memory-mb', 'pod-pids', 'pod-cpus', 'pod-disk-mb', 'prices'];
       const values = parse(rest, Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), RUNNER_USAGE);
       if (!values) return;
       const { runRunner } = await import('./cli/runner.ts');

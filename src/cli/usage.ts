@@ -30,6 +30,8 @@ Options:
   --max-pods N           pods at once (default 4)
   --work-dir DIR         work directory: credential, workspaces, clone cache (default $DROVER_RUNNER_WORK_DIR or ./.drover-runner)
   --drain-seconds N      on SIGTERM, how long running pods may go on (default 60)
+  --prices FILE          model prices (JSON, USD per million tokens) over the maintained table
+                         (or DROVER_RUNNER_PRICES; docs/agents.md)
   --sandbox bwrap|none   how agents run (default $DROVER_RUNNER_SANDBOX or bwrap: in a bubblewrap
                          sandbox that sees only the pod's workspace and HOME; none: unsandboxed)
   --pod-memory-mb N      each pod's memory default and maximum, /tmp and /dev/shm included (4096)
@@ -79,7 +81,7 @@ code where it has one).
 
 Options of serve: --host, --port, --data-dir, --no-local-runner (drover serve --help)
 Options of runner: --server, --token, --name, --labels, --max-pods, --work-dir, --drain-seconds, --sandbox,
-  --pod-memory-mb, --pod-pids, --pod-cpus, --pod-disk-mb
+  --pod-memory-mb, --pod-pids, --pod-cpus, --pod-disk-mb, --prices
 Options of admin: --server, --admin-token, --data-dir and each action's own (drover admin --help)
 
 Environment of the client commands:

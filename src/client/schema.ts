@@ -721,6 +721,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Model usage and cost of the pods created in a range, grouped by day, agent, loop, ticket or repository */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/loops": {
         parameters: {
             query?: never;
@@ -1610,6 +1627,10 @@ export interface components {
             };
             /** @description the agentfile every run's pod gets; null when none */
             agentfile_layer: string | null;
+            /** @description US dollars a day its runs may spend; null: no budget */
+            budget_usd_per_day: number | null;
+            /** @description what its runs spent on model calls today (UTC) */
+            spent_usd_today: number;
             /** @enum {unknown} */
             status: "enabled" | "disabled";
             /**
@@ -1806,18 +1827,21 @@ export interface components {
                 max_queued_pods: number | null;
                 max_loops: number | null;
                 pod_output_bytes_per_sec: number | null;
+                max_cost_usd_per_month: number | null;
             };
             defaults: {
                 max_active_pods: number;
                 max_queued_pods: number;
                 max_loops: number;
                 pod_output_bytes_per_sec: number;
+                max_cost_usd_per_month: number;
             };
             effective: {
                 max_active_pods: number;
                 max_queued_pods: number;
                 max_loops: number;
                 pod_output_bytes_per_sec: number;
+                max_cost_usd_per_month: number;
             };
         };
     };
@@ -3041,6 +3065,7 @@ export interface operations {
                     max_queued_pods?: number | null;
                     max_loops?: number | null;
                     pod_output_bytes_per_sec?: number | null;
+                    max_cost_usd_per_month?: number | null;
                 };
             };
         };
@@ -4376,6 +4401,72 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
+                from?: string;
+                /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
+                to?: string;
+                /** @description default `day` (UTC) */
+                group_by?: "day" | "agent" | "loop" | "ticket" | "repository";
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        group_by: "day" | "agent" | "loop" | "ticket" | "repository";
+                        from: string;
+                        to: string;
+                        groups: {
+                            /** @description the day (YYYY-MM-DD), agent slug, loop slug, ticket slug or repository name; null: pods without one */
+                            key: string | null;
+                            /** @description input neither read from nor written to a prompt cache */
+                            input_tokens: number | null;
+                            output_tokens: number | null;
+                            cache_read_tokens: number | null;
+                            cache_write_tokens: number | null;
+                            cost_usd: number | null;
+                            /** @description pods created in the range that fall in the group */
+                            pods: number;
+                        }[];
+                        total: {
+                            /** @description input neither read from nor written to a prompt cache */
+                            input_tokens: number | null;
+                            output_tokens: number | null;
+                            cache_read_tokens: number | null;
+                            cache_write_tokens: number | null;
+                            cost_usd: number | null;
+                            /** @description pods created in the range that fall in the group */
+                            pods: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     listLoops: {
         parameters: {
             query?: {
@@ -4469,6 +4560,8 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };
@@ -4582,6 +4675,8 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string | null;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };
@@ -5211,6 +5306,8 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };
@@ -5324,6 +5421,8 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string | null;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };

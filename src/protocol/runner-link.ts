@@ -77,6 +77,29 @@ export const RunnerInfo = {
   isolation: Type.Optional(Isolation),
 };
 
+/** One model call the runner's relay passed (docs/agents.md "The model relay"), reported as it ends. */
+export const ModelCall = Type.Object(
+  {
+    id: Type.String({ pattern: '^[0-9a-f-]{36}$' }),
+    pod_key: Type.String({ maxLength: 64 }),
+    provider: Type.Enum(['anthropic', 'openai', 'gemini']),
+    model: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+    input_tokens: Type.Number({ minimum: 0 }),
+    output_tokens: Type.Number({ minimum: 0 }),
+    cache_read_tokens: Type.Number({ minimum: 0 }),
+    cache_write_tokens: Type.Number({ minimum: 0 }),
+    cost_usd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
+    at: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+/** A spending limit the runner's relay holds a pod to; `spent_usd` was spent before the pod started. */
+export const PodBudget = Type.Object(
+  { name: Type.String(), limit_usd: Type.Number({ minimum: 0 }), spent_usd: Type.Number({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
 export const RunnerMessage = Type.Union([
   message('hello', { ...RunnerInfo, draining: Type.Boolean(), pods: Type.Array(PodReport), finished: Type.Array(PodOutcome) }),
   message('heartbeat', { draining: Type.Boolean(), pods: Type.Array(PodReport) }),
@@ -85,6 +108,7 @@ export const RunnerMessage = Type.Union([
   // maxLength walks every character of every chunk (half a second of a 200 MiB flood's CPU).
   message('pod_output', { key: Type.String({ maxLength: 64 }), data: Type.String() }),
   message('pod_exited', { result: PodOutcome }),
+  message('model_call', { call: ModelCall }),
   /** The runner has stored the credential of `rotate_credential` (its SHA-256, first 16 hex digits). */
   message('credential_stored', { fingerprint: Type.String({ pattern: '^[0-9a-f]{16}$' }) }),
 ]);
@@ -123,6 +147,8 @@ export const PodSpec = Type.Object(
     agent_env: Type.Optional(Type.Record(Type.String(), Type.String())),
     /** `CONFIG memory_mb | pids | cpus | disk_mb`, null: the runner's default (optional: an earlier server sends none). */
     limits: Type.Optional(PodLimits),
+    /** Budgets the relay checks before each model call (optional: a server of an earlier version sends none). */
+    budgets: Type.Optional(Type.Array(PodBudget)),
     persistent_key: Type.Union([Type.String(), Type.Null()]),
     keep_workspace: Type.Boolean(),
     resume_session_id: Type.Union([Type.String(), Type.Null()]),
@@ -157,6 +183,8 @@ export type PodSpec = Static<typeof PodSpec>;
 export type PodReport = Static<typeof PodReport>;
 export type PodOutcome = Static<typeof PodOutcome>;
 export type PodUsage = Static<typeof PodUsage>;
+export type ModelCall = Static<typeof ModelCall>;
+export type PodBudget = Static<typeof PodBudget>;
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const runnerValidator: ValidateFunction = ajv.compile(RunnerMessage);

@@ -11,6 +11,8 @@ import { findExecutable } from '../agents/detect.ts';
 import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
 import type { PodWalls } from './limits/pod-walls.ts';
 import { wireMcp } from './mcp-wiring.ts';
+import { relayAgent } from './relay/agent-env.ts';
+import type { ModelRelay } from './relay/server.ts';
 import type { PodView, Sandbox, SandboxLaunch } from './sandbox/index.ts';
 import type { PreparedWorkspace } from './workspaces.ts';
 
@@ -31,6 +33,8 @@ export interface AgentLaunchInput {
   credentials: Record<string, string>;
   sandbox: Sandbox | undefined;
   walls: PodWalls;
+  /** The runner's model relay: the pod's model credentials become its placeholders. */
+  relay?: ModelRelay;
   /** A note for the pod's output (e.g. why the MCP server was not wired). */
   note(text: string): void;
 }
@@ -60,7 +64,8 @@ export async function agentLaunch(input: AgentLaunchInput): Promise<AgentLaunch>
     credentials: spec.credentials,
     credentialValues: input.credentials,
   });
-  // The drover MCP server in the agent's own configuration (contract §12), unless CONFIG mcp = false.
+  const relayArgs = input.relay ? relayAgent(input.relay, spec, env) : [];
+  // The drover MCP server in the agent's own configuration (docs/mcp.md), unless CONFIG mcp = false.
   let mcp: Awaited<ReturnType<typeof wireMcp>>;
   try {
     mcp = spec.agent.custom ? { args: [], skipped: null } : await wireMcp(spec.agent.slug, workspace.home, env, spec.mcp !== false);
@@ -77,7 +82,7 @@ export async function agentLaunch(input: AgentLaunchInput): Promise<AgentLaunch>
       permissionMode: spec.permission_mode ?? undefined,
       resumeSessionId: run.resumeSessionId,
       workspace: workspace.path,
-      mcpArgs: mcp.args,
+      mcpArgs: [...mcp.args, ...relayArgs],
     });
   } catch (error) {
     return { spawnError: (error as Error).message };

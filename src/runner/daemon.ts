@@ -10,6 +10,9 @@ import { DEFAULT_POD_LIMITS, type PodLimits } from './limits/settings.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
 import { PodSupervisor } from './supervisor.ts';
+import { openRelay } from './relay/index.ts';
+import type { PriceOverrides } from './relay/pricing.ts';
+import type { ModelRelay } from './relay/server.ts';
 
 /** Exit code of a runner the server refused for good (deleted, credential revoked): a supervisor should not restart it. */
 export const EXIT_REVOKED = 78;
@@ -39,6 +42,8 @@ export interface RunnerOptions {
   podLimits?: PodLimits;
   cgroupRoot?: string;
   credentials?: Record<string, string>;
+  /** The operator's model prices (`--prices FILE`), over the maintained table. */
+  prices?: PriceOverrides;
   env?: NodeJS.ProcessEnv;
   heartbeatMs?: number;
   killGraceMs?: number;
@@ -60,6 +65,7 @@ export class RunnerDaemon {
   private readonly unacked = new Map<string, PodOutcome>();
   /** Made by start(), once the sandbox is open. */
   private supervisor!: PodSupervisor;
+  private relay: ModelRelay | null = null;
   private readonly identityStore: IdentityStore;
   /** The work dir's real path: the sandbox binds pods' directories at the same paths as on the host. */
   private readonly workDir: string;
@@ -120,7 +126,15 @@ export class RunnerDaemon {
     this.isolation = await probeIsolation({ sandbox: mode, cgroups, pathEnv, bwrap: this.options.bwrap });
     const warning = isolationWarning(this.isolation);
     if (warning) this.log(warning);
+    this.relay = await openRelay(this.options.prices ?? {}, {
+      call: (call) => {
+        this.supervisor.relayed(call);
+        this.sendOrKeep({ type: 'model_call', call });
+      },
+      budgetReached: (key, message) => this.supervisor.failPod(key, message),
+    });
     this.supervisor = new PodSupervisor({
+      relay: this.relay,
       workDir: this.workDir,
       credentials: this.options.credentials ?? {},
       runnerEnv: this.options.env ?? process.env,
@@ -256,6 +270,7 @@ export class RunnerDaemon {
     while (this.unacked.size > 0 && this.link.exists && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await this.close();
     await this.supervisor.close();
+    await this.relay?.close();
   }
 
   async close(): Promise<void> {
@@ -280,6 +295,7 @@ export class RunnerDaemon {
     if (!this.supervisor) return;
     await this.supervisor.stopAll('terminated');
     await this.supervisor.close();
+    await this.relay?.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
+import type { ModelCall, PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
 import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
 import { supportsMcp } from '../agents/mcp.ts';
 import { supportsResume } from '../agents/builtin.ts';
@@ -9,16 +9,16 @@ import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { PodOutputBuffer } from './pod-output-buffer.ts';
 import { abandonedGroupOf, GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
-import { PodResults, SessionTotals } from './pod-results.ts';
+import { RunningPod } from './running-pod.ts';
 import { readStatus } from './status-file.ts';
 import { agentLaunch, type AgentRun } from './agent-launch.ts';
 import type { Cgroups } from './limits/cgroups.ts';
 import { PodWalls } from './limits/pod-walls.ts';
 import type { PodLimits } from './limits/settings.ts';
+import type { ModelRelay } from './relay/server.ts';
 import type { Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 import { deliverPod } from './delivery/index.ts';
-import type { DeliveryReport } from '../protocol/delivery.ts';
 
 export interface SupervisorHooks {
   started(key: string): void;
@@ -37,31 +37,10 @@ export interface SupervisorOptions {
   cgroups: Cgroups;
   podLimits: PodLimits;
   hooks: SupervisorHooks;
+  /** The runner's model relay: pods' model credentials become placeholders for it. */
+  relay?: ModelRelay;
   killGraceMs?: number;
   outputFlushMs?: number;
-}
-
-class RunningPod {
-  state: PodReport['state'] = 'preparing';
-  process: GroupProcess | null = null;
-  stopReason: 'terminated' | 'timeout' | null = null;
-  /** Over a limit (docs/runners.md, "Limits"): the pod ends `failed` with this message. */
-  failure: string | null = null;
-  walls: PodWalls | null = null;
-  timeoutTimer: NodeJS.Timeout | null = null;
-  /** What became of its work (docs/agents.md "Getting the work back"), known once the workspace is done with. */
-  delivery: DeliveryReport | null = null;
-  /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
-  stopped!: () => void;
-  readonly stopRequested = new Promise<void>((resolve) => (this.stopped = resolve));
-  readonly results: PodResults;
-  constructor(
-    readonly spec: PodSpec,
-    workDir: string,
-    readonly output: PodOutputBuffer,
-  ) {
-    this.results = new PodResults(SessionTotals.forPersistentKey(workDir, spec.persistent_key));
-  }
 }
 
 /** Runs the pods of one runner: workspace, agent process(es), output, timeouts, stop. */
@@ -144,12 +123,23 @@ export class PodSupervisor {
     pod.process?.stop(this.killGraceMs);
   }
 
-  /** A pod over a limit: its processes are killed now, and it ends `failed` with `message`. */
+  /** A pod over a limit or its budget: its processes are killed now, and it ends `failed` with `message`. */
   private fail(pod: RunningPod, message: string): void {
     if (pod.failure || pod.stopReason) return;
     pod.failure = message;
     pod.stopped();
     pod.process?.stop(0);
+  }
+
+  /** Ends running pod `key` as failed with `reason` (the relay refused a call over its budget). */
+  failPod(key: string, reason: string): void {
+    const pod = this.pods.get(key);
+    if (pod) this.fail(pod, reason);
+  }
+
+  /** A model call of pod `key` that the relay passed: it counts in the pod's usage. */
+  relayed(call: ModelCall): void {
+    this.pods.get(call.pod_key)?.results.addRelayed(call);
   }
 
   /** Stops every pod and waits until all have ended and reported. */
@@ -168,6 +158,7 @@ export class PodSupervisor {
   private finish(pod: RunningPod, outcome: PodOutcome): void {
     if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
     pod.output.end();
+    this.options.relay?.detach(pod.spec.key);
     this.pods.delete(pod.spec.key);
     this.options.hooks.exited({ ...outcome, delivery: pod.delivery });
   }
@@ -298,6 +289,7 @@ export class PodSupervisor {
       credentials: this.options.credentials,
       sandbox,
       walls: pod.walls!,
+      relay: this.options.relay,
       note: (text) => pod.output.note(text),
     });
     if ('spawnError' in launch) return { code: null, signal: null, spawnError: launch.spawnError };

@@ -96,7 +96,24 @@ export interface OrgQuotasTable {
   max_queued_pods: number | null;
   max_loops: number | null;
   pod_output_bytes_per_sec: number | null;
+  /** US dollars per calendar month (UTC) of model calls (migration 0018); null: none. */
+  max_cost_usd_per_month: number | null;
   updated_at: number;
+}
+
+/** The ledger of model calls the runners' relays passed (migration 0018). */
+export interface ModelCallsTable {
+  id: string;
+  org_id: number;
+  pod_id: number;
+  provider: string;
+  model: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+  created_at: number;
 }
 
 export interface TicketVersionsTable {
@@ -196,6 +213,7 @@ export interface Database {
   org_quotas: OrgQuotasTable;
   events: EventsTable;
   event_heads: EventHeadsTable;
+  model_calls: ModelCallsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

@@ -27,7 +27,14 @@ export interface AgentReport {
    * resumed a session counts only what was added since the total last seen.
    */
   sessionTotals: boolean;
+  /**
+   * Fields that are the session's running total although the rest is this run's: Claude Code
+   * reports `total_cost_usd` for the whole resumed session, its tokens for the run.
+   */
+  sessionTotalFields?: readonly UsageField[];
 }
+
+export type UsageField = keyof AgentUsage;
 
 export const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cost_usd', 'turns'] as const;
 export const RESULT_MAX_BYTES = 64 * 1024;

@@ -73,6 +73,11 @@ const fields = {
     description:
       "The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them.",
   }),
+  budget_usd_per_day: Type.Number({
+    minimum: 0,
+    maximum: 1e9,
+    description: 'US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run\'s pod is held to what is left',
+  }),
 };
 const Name = NonBlank({ maxLength: 255 });
 const Template = Text({
@@ -104,6 +109,7 @@ export const CreateLoopBody = Type.Object(
     callback_url: Type.Optional(fields.callback_url),
     autopilot_config: Type.Optional(fields.autopilot_config),
     agentfile_layer: Type.Optional(fields.agentfile_layer),
+    budget_usd_per_day: Type.Optional(Nullable(fields.budget_usd_per_day)),
   },
   { additionalProperties: false, not: { required: ['agent_slug', 'custom_agent_slug'] }, description: AGENT_RULE },
 );
@@ -131,6 +137,7 @@ export const UpdateLoopBody = Type.Object(
     callback_url: Type.Optional(Nullable(CallbackUrl)),
     autopilot_config: Type.Optional(AutopilotConfig),
     agentfile_layer: Type.Optional(Nullable(fields.agentfile_layer)),
+    budget_usd_per_day: Type.Optional(Nullable(fields.budget_usd_per_day)),
   },
   {
     additionalProperties: false,
@@ -170,6 +177,8 @@ export const Loop = Type.Object(
     callback_secret: Type.Optional(Type.String({ description: 'only for keys holding loops:write' })),
     autopilot_config: Type.Object({ max_iterations: Type.Integer(), iteration_timeout_sec: Type.Integer() }),
     agentfile_layer: Nullable(Type.String({ description: "the agentfile every run's pod gets; null when none" })),
+    budget_usd_per_day: Nullable(Type.Number({ description: 'US dollars a day its runs may spend; null: no budget' })),
+    spent_usd_today: Type.Number({ description: 'what its runs spent on model calls today (UTC)' }),
     status: Type.Enum(['enabled', 'disabled']),
     next_run_at: Nullable(Timestamp),
     last_run_at: Nullable(Timestamp),

@@ -28,6 +28,8 @@ export interface LoopFields {
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
   /** The agentfile every run's pod gets (docs/agents.md); null: none. */
   agentfile_layer: string | null;
+  /** US dollars a day (UTC) its runs may spend on model calls; null: no budget (docs/agents.md "Budgets"). */
+  budget_usd_per_day: number | null;
 }
 
 export const DEFAULT_AUTOPILOT_CONFIG = { max_iterations: 10, iteration_timeout_sec: 600 };

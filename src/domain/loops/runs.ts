@@ -10,6 +10,7 @@ import { MAX_QUEUED_RUNS, SLOT_RUN_STATUSES } from './model.ts';
 import { missingVariablesError, renderTemplate } from './template.ts';
 import { carryOut } from './run-flow.ts';
 import { type AfterCommit, minutes, finishRun, promoteQueued } from './run-records.ts';
+import { loopBudgetSpent } from '../usage/budgets.ts';
 
 /** Admission: recording a run as the loop's concurrency policy decides, and the runs queued behind it. */
 
@@ -39,10 +40,12 @@ export async function recordRun(
   const inSlots = active.filter((r) => SLOT_RUN_STATUSES.includes(r.status));
   const queued = active.filter((r) => r.status === 'queued');
   let status: RunStatus = 'pending';
-  let errorMessage: string | null = null;
+  let errorMessage: string | null = missing.length > 0 ? null : await loopBudgetSpent(trx, loop, now);
   if (missing.length > 0) {
     status = 'failed';
     errorMessage = missingError!.message;
+  } else if (errorMessage !== null) {
+    status = 'skipped';
   } else if (inSlots.length >= loop.max_concurrent_runs || queued.length > 0) {
     switch (loop.concurrency_policy) {
       case 'skip':

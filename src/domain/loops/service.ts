@@ -84,6 +84,7 @@ function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' 
     callback_url: fields.callback_url,
     autopilot_config: JSON.stringify(fields.autopilot_config),
     agentfile_layer: fields.agentfile_layer,
+    budget_usd_per_day: fields.budget_usd_per_day,
   };
 }
 
@@ -114,6 +115,7 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     callback_url: input.callback_url ?? null,
     autopilot_config: { ...DEFAULT_AUTOPILOT_CONFIG, ...(input.autopilot_config ?? {}) },
     agentfile_layer: input.agentfile_layer || null,
+    budget_usd_per_day: input.budget_usd_per_day ?? null,
   };
   await checkFields(ctx, orgId, fields);
   if (!ctx.secrets) throw new Error('creating loops needs the secret box (callback secrets are stored encrypted)');

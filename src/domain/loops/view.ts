@@ -3,7 +3,7 @@ import type { LoopRow } from '../../store/schema-loops.ts';
 import { iso, isoOrNull } from '../iso.ts';
 import type { LoopFields } from './model.ts';
 
-const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null };
+const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null, spent_usd_today: 0 };
 
 /** The settings of a loop as the API takes and shows them (JSON columns parsed, flags as booleans). */
 export function loopFields(loop: LoopRow): LoopFields {
@@ -28,6 +28,7 @@ export function loopFields(loop: LoopRow): LoopFields {
     callback_url: loop.callback_url,
     autopilot_config: JSON.parse(loop.autopilot_config) as LoopFields['autopilot_config'],
     agentfile_layer: loop.agentfile_layer,
+    budget_usd_per_day: loop.budget_usd_per_day,
   };
 }
 
@@ -48,6 +49,7 @@ export const loopView = (loop: LoopRow, stats: LoopStats | null | undefined) => 
   cancelled_runs: (stats ?? NO_STATS).cancelled_runs,
   active_run_count: (stats ?? NO_STATS).active_run_count,
   total_cost_usd: (stats ?? NO_STATS).total_cost_usd,
+  spent_usd_today: (stats ?? NO_STATS).spent_usd_today,
   created_at: iso(loop.created_at),
   updated_at: iso(loop.updated_at),
 });

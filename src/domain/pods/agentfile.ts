@@ -59,6 +59,8 @@ export interface AgentfileConfig {
   deliver?: 'branch' | 'merge_request' | 'none';
   /** The branch the work is pushed to (default: the agent's own, else drover/<pod key>). */
   deliver_branch?: string;
+  /** US dollars the pod's model calls may cost (docs/agents.md "Budgets"). */
+  max_cost_usd?: number;
 }
 
 export interface AgentfileLayer {
@@ -98,6 +100,7 @@ export const CONFIG_KEYS = [
   ...LIMIT_KEYS,
   'deliver',
   'deliver_branch',
+  'max_cost_usd',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
 /** Set by Drover itself in the agent's environment (docs/api.md), so never taken from the runner's credentials. */
@@ -105,8 +108,9 @@ export const RESERVED_CREDENTIALS = ['PATH', 'HOME', 'LANG', 'TERM'] as const;
 export const RESERVED_CREDENTIAL_PREFIX = 'DROVER_';
 
 export const MAX_MODEL_LENGTH = 200;
-export const MAX_BRANCH_LENGTH = 200;
 export const MAX_REPO_NAME_LENGTH = 255;
+export { branchProblem, MAX_BRANCH_LENGTH } from './branch-name.ts';
+import { branchProblem } from './branch-name.ts';
 export const MAX_CREDENTIAL_LENGTH = 128;
 
 type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -117,21 +121,6 @@ const CREDENTIAL_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const isDirective = (word: string): word is Directive => (AGENTFILE_DIRECTIVES as readonly string[]).includes(word);
 const isConfigKey = (word: string): word is ConfigKey => (CONFIG_KEYS as readonly string[]).includes(word);
 const oneOf = (values: readonly string[]): string => values.join(', ');
-
-/** null when `name` is a usable git branch name (git check-ref-format's rules, plus no whitespace). */
-export function branchProblem(name: string): string | null {
-  if (name.length === 0) return 'must not be empty';
-  if (name.length > MAX_BRANCH_LENGTH) return `must be at most ${MAX_BRANCH_LENGTH} characters`;
-  if (hasWhitespaceOrControl(name)) return 'must not contain whitespace or control characters';
-  if (/[~^:?*[\\]/.test(name)) return 'must not contain any of ~ ^ : ? * [ \\';
-  if (name.startsWith('-')) return 'must not start with -';
-  if (name.includes('..')) return 'must not contain ..';
-  if (name.includes('@{') || name === '@') return 'must not be @ or contain @{';
-  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'must not start or end with / or contain //';
-  if (name.endsWith('.') || name.endsWith('.lock')) return 'must not end with . or .lock';
-  if (name.split('/').some((part) => part.startsWith('.'))) return 'must not have a path component starting with .';
-  return null;
-}
 
 function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string | number | boolean {
   const what = `CONFIG ${key}`;
@@ -171,6 +160,11 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
     case 'deliver_branch': {
       const problem = branchProblem(raw);
       return problem === null ? raw : fail(lineNo, `${what} ${problem}`);
+    }
+    case 'max_cost_usd': {
+      const dollars = /^[0-9]{1,9}(\.[0-9]{1,9})?$/.test(raw) ? Number(raw) : NaN;
+      if (!(dollars > 0)) fail(lineNo, `${what} must be a number of US dollars above 0 such as 2.50, got ${show(raw)}`);
+      return dollars;
     }
     case 'permission_mode':
       if (PERMISSION_MODE_WORD.test(raw)) return raw;

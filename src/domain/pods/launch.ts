@@ -192,6 +192,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     mcp: layer.config.mcp ?? true,
     limits: limitsRequest(layer.config),
     ...delivering,
+    max_cost_usd: layer.config.max_cost_usd ?? null,
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,

@@ -23,6 +23,8 @@ export interface PodConfig {
   /** `CONFIG deliver` and `deliver_branch` (absent in pods stored before them: `branch`, none). */
   deliver?: 'branch' | 'merge_request' | 'none';
   deliver_branch?: string | null;
+  /** `CONFIG max_cost_usd` (absent in pods stored before it existed: none). */
+  max_cost_usd?: number | null;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
