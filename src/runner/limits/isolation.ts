@@ -13,11 +13,16 @@ export interface IsolationProbe {
   cgroups: Cgroups;
   pathEnv: string;
   bwrap?: string;
+  /**
+   * Whether the runner has set up its pods' network walls (network namespace and egress proxy);
+   * when given, it decides `network`. Without it, whether bubblewrap can make a network namespace here.
+   */
+  podNetwork?: boolean;
 }
 
 /** The walls this runner puts up; `--sandbox none` has no network namespace, whatever the machine can do. */
 export async function probeIsolation(probe: IsolationProbe): Promise<Isolation> {
-  const network = probe.sandbox === 'bwrap' && (await networkNamespaceWorks(probe.bwrap ?? 'bwrap', probe.pathEnv));
+  const network = probe.sandbox === 'bwrap' && (probe.podNetwork ?? (await networkNamespaceWorks(probe.bwrap ?? 'bwrap', probe.pathEnv)));
   const { memory, pids, cpu } = probe.cgroups.enforced;
   // The disk watch walks the pod's workspace and HOME from the runner itself: it needs nothing of the machine.
   return { network, memory, pids, cpu, disk: true };
