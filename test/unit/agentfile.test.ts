@@ -13,6 +13,7 @@ import {
 } from '../../src/domain/pods/agentfile.ts';
 import { agentfileError } from '../../src/domain/pods/agentfile-syntax.ts';
 import { AppError } from '../../src/errors.ts';
+import { forbiddenEnvName } from '../../src/agents/environment.ts';
 
 const EMPTY: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {} };
 const layer = (partial: Partial<AgentfileLayer>): AgentfileLayer => ({ ...EMPTY, ...partial });
@@ -489,7 +490,7 @@ const branchArb = fc
   .filter((b) => !b.endsWith('.lock') && b.length <= 200);
 const credentialArb = fc
   .stringMatching(/^[A-Z_][A-Z0-9_]{0,20}$/)
-  .filter((name) => !name.startsWith('DROVER_') && !name.startsWith('ENV_') && !RESERVED.has(name));
+  .filter((name) => !name.startsWith('DROVER_') && !name.startsWith('ENV_') && !RESERVED.has(name) && forbiddenEnvName(name) === null);
 // ENV names never clash with credential names (that is an error of its own).
 const envArb = fc.dictionary(
   fc.stringMatching(/^ENV_[A-Z0-9_]{0,12}$/),
