@@ -15,6 +15,7 @@ import { podQueue } from './migrations/0013_pod_queue.ts';
 import { events } from './migrations/0014_events.ts';
 import { podParent } from './migrations/0015_pod_parent.ts';
 import { networkWalls } from './migrations/0016_network_walls.ts';
+import { runnerIsolation } from './migrations/0017_runner_isolation.ts';
 import { modelUsage } from './migrations/0018_model_usage.ts';
 import { deliveries } from './migrations/0019_deliveries.ts';
 
@@ -36,6 +37,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0014_events': events(store.kind),
     '0015_pod_parent': podParent(),
     '0016_network_walls': networkWalls(),
+    '0017_runner_isolation': runnerIsolation(),
     '0018_model_usage': modelUsage(),
     '0019_deliveries': deliveries(),
   };

@@ -139,13 +139,17 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+const SHA = /^[0-9a-f]{40}$/;
+/** Where a checkout came from (for delivery): the commit checked out and the runner's clone cache under `workDir`. */
+const originIn = (workDir: string) => ({ base: expect.stringMatching(SHA), cache: expect.stringContaining(path.join(workDir, 'repos')) });
+
 describe('workspaces without a repository', () => {
   it('a pod gets an empty workspace and a HOME of its own under pods/<key>/, which release removes', async () => {
     const workDir = newWorkDir();
     const manager = new WorkspaceManager(workDir);
     const podKey = key();
     const ws = await manager.prepare({ podKey });
-    expect(ws).toEqual({ ...wsOf(workDir, podKey), branch: null, reused: false, readOnly: [] });
+    expect(ws).toEqual({ ...wsOf(workDir, podKey), branch: null, reused: false, readOnly: [], origin: null });
     expect(fs.readdirSync(ws.path)).toEqual([]);
     expect(fs.readdirSync(ws.home)).toEqual([]);
     expect(fs.statSync(ws.home).mode & 0o777).toBe(0o700);
@@ -188,7 +192,7 @@ describe('workspaces on a repository', () => {
     const manager = new WorkspaceManager(workDir);
     const podKey = key();
     const ws = await manager.prepare({ podKey, repo: repo() });
-    expect(ws).toEqual({ ...wsOf(workDir, podKey), branch: 'main', reused: false, readOnly: [cacheObjects(workDir)] });
+    expect(ws).toEqual({ ...wsOf(workDir, podKey), branch: 'main', reused: false, readOnly: [cacheObjects(workDir)], origin: originIn(workDir) });
     expect(read(ws.path, 'README.md')).toBe('hello from main\n');
     expect(read(ws.path, 'src/app.txt')).toBe('app v1\n');
     expect(fs.existsSync(path.join(ws.path, 'feature.txt'))).toBe(false);
@@ -348,7 +352,7 @@ describe('persistent workspaces', () => {
     const run1 = key('run');
     const w1 = await manager.prepare({ podKey: run1, repo: repo(), persistentKey });
     const dir = path.join(workDir, 'persistent', persistentKey);
-    expect(w1).toEqual({ path: path.join(dir, 'workspace'), home: path.join(dir, 'home'), branch: 'main', reused: false, readOnly: [cacheObjects(workDir)] });
+    expect(w1).toEqual({ path: path.join(dir, 'workspace'), home: path.join(dir, 'home'), branch: 'main', reused: false, readOnly: [cacheObjects(workDir)], origin: originIn(workDir) });
     fs.writeFileSync(path.join(w1.home, 'session.json'), '{"id":"s-1"}');
     fs.writeFileSync(path.join(w1.path, 'notes.txt'), 'remember me\n');
     agentGit(w1.path, 'add', 'notes.txt');
@@ -358,7 +362,9 @@ describe('persistent workspaces', () => {
 
     const run2 = key('run');
     const w2 = await manager.prepare({ podKey: run2, repo: repo(), persistentKey });
-    expect(w2).toEqual({ ...w1, reused: true });
+    // A reused workspace's base is its HEAD when the run starts: the work of this run only.
+    expect(w2).toEqual({ ...w1, reused: true, origin: { cache: w1.origin!.cache, base: expect.stringMatching(SHA) } });
+    expect(w2.origin!.base).not.toBe(w1.origin!.base);
     expect(read(w2.path, 'notes.txt')).toBe('remember me\n');
     expect(read(w2.home, 'session.json')).toBe('{"id":"s-1"}');
     expect(read(w2.path, 'untracked.txt')).toBe('also me\n');
@@ -416,11 +422,12 @@ describe('persistent workspaces', () => {
     const w1 = await manager.prepare({ podKey: key(), repo: repo(), persistentKey });
     fs.writeFileSync(path.join(w1.path, 'mine.txt'), 'x');
     const w2 = await manager.prepare({ podKey: key(), repo: repo(), branch: 'feature/x', persistentKey });
-    expect(w2).toEqual({ ...w1, branch: 'feature/x', reused: false });
+    expect(w2).toEqual({ ...w1, branch: 'feature/x', reused: false, origin: { cache: w1.origin!.cache, base: expect.stringMatching(SHA) } });
+    expect(w2.origin!.base).not.toBe(w1.origin!.base);
     expect(fs.existsSync(path.join(w2.path, 'mine.txt'))).toBe(false);
     expect(read(w2.path, 'feature.txt')).toBe('feature x\n');
     const w3 = await manager.prepare({ podKey: key(), persistentKey });
-    expect(w3).toEqual({ ...w1, branch: null, reused: false, readOnly: [] });
+    expect(w3).toEqual({ ...w1, branch: null, reused: false, readOnly: [], origin: null });
     expect(fs.readdirSync(w3.path)).toEqual([]);
   });
 });

@@ -11,9 +11,9 @@ import {
   type AgentfileConfig,
   type AgentfileLayer,
 } from '../../src/domain/pods/agentfile.ts';
-import { forbiddenEnvName } from '../../src/agents/environment.ts';
 import { agentfileError } from '../../src/domain/pods/agentfile-syntax.ts';
 import { AppError } from '../../src/errors.ts';
+import { forbiddenEnvName } from '../../src/agents/environment.ts';
 
 const EMPTY: AgentfileLayer = { prompt: null, mode: 'direct', config: {}, repo: null, branch: null, credentials: [], env: {}, allow: [] };
 const layer = (partial: Partial<AgentfileLayer>): AgentfileLayer => ({ ...EMPTY, ...partial });
