@@ -57,6 +57,7 @@ const DETAIL_KEYS = [
   'limits',
   'max_turns',
   'mode',
+  'network',
   'parent_pod_key',
   'pod_timeout_minutes',
   'sandbox_type',
@@ -215,6 +216,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         finished_at: null,
         delivery: null,
         limits: { memory_mb: null, pids: null, cpus: null, disk_mb: null },
+        network: { mode: 'restricted', allow: [], refused: 0 },
         created_at: expect.stringMatching(ISO_MS),
         updated_at: expect.stringMatching(ISO_MS),
       });
