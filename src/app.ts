@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAdminAuth } from './api/plugins/admin-auth.ts';
+import { registerActors } from './api/plugins/actor.ts';
 import { registerOrgAuth } from './api/plugins/auth.ts';
 import { whoamiRoutes } from './api/routes/whoami.ts';
 import { MAX_HEADER_BYTES, answerNodeLevelRequests, clientErrorHandler, newRequestId } from './api/plugins/client-errors.ts';
@@ -223,6 +224,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.decorateRequest('principal', null as never);
+  registerActors(app, '/api/v1/admin');
   // Plain callback hooks (not async) on every request: they cost no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -19,6 +19,7 @@ const presentKey = (key: ApiKeyRow) => ({
   expires_at: isoOrNull(key.expires_at),
   last_used_at: isoOrNull(key.last_used_at),
   revoked_at: isoOrNull(key.revoked_at),
+  user_id: key.user_id === null ? null : Number(key.user_id),
   created_at: iso(key.created_at),
 });
 

@@ -9,7 +9,7 @@ import {
   MESSAGE_LIMIT,
   SENDER_TYPES,
 } from '../../domain/channels/model.ts';
-import { Limit, NonBlank, Nullable, OrgParams, QueryBoolean, Text, Timestamp } from './common.ts';
+import { ActorOrNull, Limit, NonBlank, Nullable, OrgParams, QueryBoolean, Text, Timestamp } from './common.ts';
 
 /** Ids bounded to what a JSON number holds exactly, so a huge id is a 400 rather than a database error. */
 const RowId = (description?: string) =>
@@ -48,7 +48,8 @@ export const ChannelMessage = Type.Object(
     id: Type.Integer(),
     channel_id: Type.Integer(),
     content: Type.String(),
-    sender_type: Type.Enum(SENDER_TYPES, { description: 'api: an API key; agent: a pod token; system: the service itself' }),
+    sender_type: Type.Enum(SENDER_TYPES, { description: "api: an API key of no one; user: a person's API key; agent: a pod token; system: the service itself" }),
+    sender: ActorOrNull,
     pod_key: Nullable(Type.String()),
     created_at: Timestamp,
   },

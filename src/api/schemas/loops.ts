@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CONCURRENCY_POLICIES, EXECUTION_MODES, MAX_VARIABLES_DEPTH, RUN_STATUSES, SANDBOX_STRATEGIES, SLUG_PATTERN } from '../../domain/loops/model.ts';
 import { CRON_PATTERN, TIMEZONE_PATTERN, expressionProblem, timezoneProblem } from '../../domain/loops/schedule.ts';
-import { Id, Limit, NO_NUL, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
+import { ActorOrNull, Id, Limit, NO_NUL, PresetName, RunnerLabels, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 import { resultFields } from './pods.ts';
 
 const AutopilotConfig = Type.Object(
@@ -102,6 +102,8 @@ export const CreateLoopBody = Type.Object(
     callback_url: Type.Optional(fields.callback_url),
     autopilot_config: Type.Optional(fields.autopilot_config),
     agentfile_layer: Type.Optional(fields.agentfile_layer),
+    runner_labels: Type.Optional(RunnerLabels),
+    preset: Type.Optional(PresetName),
   },
   { additionalProperties: false, not: { required: ['agent_slug', 'custom_agent_slug'] }, description: AGENT_RULE },
 );
@@ -129,6 +131,8 @@ export const UpdateLoopBody = Type.Object(
     callback_url: Type.Optional(Nullable(CallbackUrl)),
     autopilot_config: Type.Optional(AutopilotConfig),
     agentfile_layer: Type.Optional(Nullable(fields.agentfile_layer)),
+    runner_labels: Type.Optional(RunnerLabels),
+    preset: Type.Optional(Nullable(PresetName)),
   },
   {
     additionalProperties: false,
@@ -168,6 +172,8 @@ export const Loop = Type.Object(
     callback_secret: Type.Optional(Type.String({ description: 'only for keys holding loops:write' })),
     autopilot_config: Type.Object({ max_iterations: Type.Integer(), iteration_timeout_sec: Type.Integer() }),
     agentfile_layer: Nullable(Type.String({ description: "the agentfile every run's pod gets; null when none" })),
+    runner_labels: Type.Array(Type.String(), { description: 'only runners carrying all of these run its pods' }),
+    preset: Nullable(Type.String({ description: "the preset its runs start from (its agent and lines, the loop's own lines on top)" })),
     status: Type.Enum(['enabled', 'disabled']),
     next_run_at: Nullable(Timestamp),
     last_run_at: Nullable(Timestamp),
@@ -201,6 +207,7 @@ export const Run = Type.Object(
     error_message: Nullable(Type.String()),
     ...resultFields,
     callback_status: Type.Enum(['none', 'pending', 'delivered', 'failed']),
+    triggered_by: ActorOrNull,
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_LABEL_LENGTH, MAX_LABELS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../domain/tickets/model.ts';
-import { Id, Limit, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
+import { ActorOrNull, Id, Limit, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 
 export const TicketType = Type.Enum(TICKET_TYPES);
 export const TicketStatus = Type.Enum(TICKET_STATUSES);
@@ -37,7 +37,13 @@ const listFields = {
 
 export const TicketListItem = Type.Object(listFields, { $id: 'TicketListItem' });
 export const Ticket = Type.Object(
-  { ...listFields, description: Nullable(Type.String()), parent_slug: Nullable(Type.String()) },
+  {
+    ...listFields,
+    description: Nullable(Type.String()),
+    parent_slug: Nullable(Type.String()),
+    created_by: ActorOrNull,
+    updated_by: ActorOrNull,
+  },
   { $id: 'Ticket' },
 );
 export const BoardTicket = Type.Object(

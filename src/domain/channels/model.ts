@@ -5,7 +5,7 @@ import type { ChannelMessagesTable } from '../../store/schema.ts';
  * Who sent a message: `api` (an API key), `agent` (a pod token, with its pod) or `system`
  * (the service itself, e.g. "pod p-… finished").
  */
-export const SENDER_TYPES = ['api', 'agent', 'system'] as const satisfies readonly ChannelMessagesTable['sender_type'][];
+export const SENDER_TYPES = ['api', 'user', 'agent', 'system'] as const satisfies readonly ChannelMessagesTable['sender_type'][];
 export type SenderType = (typeof SENDER_TYPES)[number];
 
 /** A message's author as stored: its sender type and the pod it speaks for, if any. */

@@ -2,6 +2,7 @@ import type { Executor } from '../../store/db.ts';
 import { podResultsByKeys, type PodResultsRow } from '../../store/pods.ts';
 import type { LoopRunRow } from '../../store/schema-loops.ts';
 import { podResultsView } from '../pods/results.ts';
+import { parseActor } from '../../events/actor.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
@@ -29,6 +30,7 @@ export function runRecord(run: LoopRunRow, loopSlug: string, pod: PodResultsRow 
     error_message: run.error_message,
     ...podResultsView(run.pod_key === null ? undefined : pod),
     callback_status: run.callback_status,
+    triggered_by: parseActor(run.triggered_by),
     created_at: new Date(run.created_at).toISOString(),
     updated_at: new Date(run.updated_at).toISOString(),
   };

@@ -9,6 +9,9 @@ import type { DomainContext } from '../context.ts';
 import { recordRunEvent } from './events.ts';
 import type { PodConfig } from '../pods/model.ts';
 import { launchPods, type LaunchRequest } from '../pods/launch.ts';
+import { actorJson, currentActor, scheduleActor } from '../../events/actor.ts';
+import { storedLabels } from '../runners/labels.ts';
+import { loopPresets, withLoopPreset } from '../presets/loops.ts';
 import { terminatePod } from '../pods/service.ts';
 import { loopLayer } from './agentfile.ts';
 import { announceRunEnd } from './callbacks.ts';
@@ -123,6 +126,7 @@ export async function recordRun(
     finished_at: final ? now : null,
     error_message: errorMessage,
     callback_status: status === 'failed' && loop.callback_url ? 'pending' : 'none',
+    triggered_by: actorJson(trigger.type === 'cron' ? scheduleActor(loop) : currentActor()),
     created_at: now,
     updated_at: now,
   });
@@ -207,7 +211,8 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
   for (const [orgId, group] of byOrg) {
     const org = await findOrgById(db, orgId);
     if (!org) continue;
-    const pods = await launchPods(ctx, org, group.map(({ run, loop }) => launchRequest(run, loop)));
+    const presets = await loopPresets(db, orgId, group.map(({ loop }) => loop));
+    const pods = await launchPods(ctx, org, group.map(({ run, loop }) => withLoopPreset(launchRequest(run, loop), loop, presets)));
     for (const [i, { run, loop }] of group.entries()) await settleStart(ctx, run, loop, pods[i]);
   }
 }
@@ -220,7 +225,12 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
 function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
   const persistent = loop.sandbox_strategy === 'persistent';
   return {
-    input: { agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code', runner_id: loop.runner_id ?? undefined },
+    input: {
+      agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code',
+      runner_id: loop.runner_id ?? undefined,
+      runner_labels: storedLabels(loop.runner_labels),
+      preset: loop.preset ?? undefined,
+    },
     ...layerFor(loop, run.resolved_prompt ?? ''),
     extras: {
       persistentKey: persistent ? `loop-${loop.id}` : null,
@@ -228,6 +238,7 @@ function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
       resumeSessionId: persistent && loop.session_persistence ? loop.last_session_id : null,
       preferRunnerId: persistent ? loop.sandbox_runner_id : null,
       loopRunId: run.id,
+      createdBy: run.triggered_by,
     },
   };
 }

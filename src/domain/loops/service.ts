@@ -16,6 +16,8 @@ import { fits } from '../quotas/model.ts';
 import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
 import { checkLoopLayer } from './agentfile.ts';
+import { labelsColumn } from '../runners/labels.ts';
+import { applyLoopPreset } from '../presets/apply.ts';
 import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
@@ -42,6 +44,10 @@ export interface LoopFields {
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
   /** The agentfile every run's pod gets (contract §10); null: none. */
   agentfile_layer: string | null;
+  /** Only runners carrying all of these run the loop's pods (runners/labels.ts). */
+  runner_labels: string[];
+  /** The preset whose agent and lines runs start from (presets/apply.ts); null: none. */
+  preset: string | null;
 }
 
 type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
@@ -107,6 +113,8 @@ function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' 
     callback_url: fields.callback_url,
     autopilot_config: JSON.stringify(fields.autopilot_config),
     agentfile_layer: fields.agentfile_layer,
+    runner_labels: labelsColumn(fields.runner_labels),
+    preset: fields.preset,
   };
 }
 
@@ -137,7 +145,10 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     callback_url: input.callback_url ?? null,
     autopilot_config: { ...DEFAULT_AUTOPILOT_CONFIG, ...(input.autopilot_config ?? {}) },
     agentfile_layer: input.agentfile_layer || null,
+    runner_labels: input.runner_labels ?? [],
+    preset: input.preset ?? null,
   };
+  await applyLoopPreset(ctx.store.db, orgId, fields, input);
   await checkFields(ctx, orgId, fields);
   if (!ctx.secrets) throw new Error('creating loops needs the secret box (callback secrets are stored encrypted)');
   const now = ctx.now();
@@ -187,6 +198,7 @@ export async function updateLoop(ctx: DomainContext, orgId: number, slug: string
   if (input.agent_slug != null && input.custom_agent_slug === undefined) fields.custom_agent_slug = null;
   if (input.custom_agent_slug != null && input.agent_slug === undefined) fields.agent_slug = null;
   if (fields.agent_slug === null && fields.custom_agent_slug === null) fields.agent_slug = ctx.defaultAgent ?? 'claude-code';
+  if (input.preset !== undefined || input.agent_slug !== undefined || input.custom_agent_slug !== undefined) await applyLoopPreset(ctx.store.db, orgId, fields, input);
   await checkFields(ctx, orgId, fields);
   const now = ctx.now();
   const cronChanged = fields.cron_expression !== current.cron_expression || fields.cron_timezone !== current.cron_timezone;

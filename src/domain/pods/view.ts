@@ -2,6 +2,8 @@ import type { PodRow } from '../../store/schema-runners.ts';
 import { iso, isoOrNull } from '../iso.ts';
 import type { PodConfig } from './model.ts';
 import { podResultsView } from './results.ts';
+import { parseActor } from '../../events/actor.ts';
+import { storedLabels } from '../runners/labels.ts';
 
 export function podListItem(pod: PodRow, queuePosition: number | null = null) {
   return {
@@ -14,6 +16,7 @@ export function podListItem(pod: PodRow, queuePosition: number | null = null) {
     branch: pod.branch,
     ...podResultsView(pod),
     queue_position: queuePosition,
+    created_by: parseActor(pod.created_by),
     created_at: iso(pod.created_at),
     updated_at: iso(pod.updated_at),
   };
@@ -34,6 +37,8 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     alias: pod.alias,
     parent_pod_key: pod.parent_pod_key,
     env: config.env ?? {},
+    runner_labels: storedLabels(pod.runner_labels),
+    preset: pod.preset,
     error_message: pod.error_message,
     exit_code: pod.exit_code,
     started_at: isoOrNull(pod.started_at),
