@@ -17,6 +17,8 @@ import { metricsRoutes } from './api/routes/metrics.ts';
 import { registerDocsUi, registerOpenApi } from './api/openapi.ts';
 import websocket from '@fastify/websocket';
 import { adminRoutes } from './api/routes/admin.ts';
+import { adminPresetRoutes } from './api/routes/admin-presets.ts';
+import { activityRoutes } from './api/routes/activity.ts';
 import { Agent as CustomAgent, adminAgentRoutes } from './api/routes/admin-agents.ts';
 import { RunnerToken, adminRunnerRoutes } from './api/routes/admin-runners.ts';
 import { adminOperationRoutes } from './api/routes/admin-operations.ts';
@@ -92,6 +94,8 @@ export interface AppOptions {
   publicUrl?: string | null;
   /** DROVER_DEFAULT_AGENT: the agent of loops that name none. */
   defaultAgent?: string;
+  /** DROVER_WEBHOOK_ALLOW_PRIVATE: callback URLs may name private addresses. */
+  webhookAllowPrivate?: boolean;
   /** Server-wide quota defaults (DROVER_ORG_MAX_*, DROVER_POD_OUTPUT_BYTES_PER_SEC); default: the built-in ones. */
   quotas?: Quotas;
   /** The web dashboard's built assets, served at `/` (drover serve, unless DROVER_DASHBOARD=false); none: no dashboard. */
@@ -130,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     orgChanged: (orgId) => authenticator.forgetOrg(orgId),
     defaultAgent: options.defaultAgent,
+    webhookAllowPrivate: options.webhookAllowPrivate,
     quotas: options.quotas,
     // One process (SQLite): the writer wakes this hub; with PostgreSQL every replica hears NOTIFY instead.
     eventsWritten: options.store.kind === 'sqlite' ? (orgId) => events.wake(orgId) : undefined,
@@ -265,6 +270,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await admin.register(adminRunnerRoutes(ctx));
       await admin.register(adminAgentRoutes(ctx));
       await admin.register(adminOperationRoutes(ctx));
+      await admin.register(adminPresetRoutes(ctx));
     },
     { prefix: '/api/v1/admin' },
   );
@@ -282,6 +288,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
       await orgScoped.register(whoamiRoutes());
+      await orgScoped.register(activityRoutes(ctx));
       await orgScoped.register(eventRoutes({ ctx, hub: events, outputSignals, keepaliveMs: options.eventKeepaliveMs ?? 15_000, streams: eventStreams, credentialStreams }));
     },
     { prefix: ORG_PREFIX },

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from '../domain/context.ts';
 import { carryOut, recordRun, type AfterCommit } from '../domain/loops/runs.ts';
+import { actingAs, scheduleActor } from '../events/actor.ts';
 import { latestSlotAtOrBefore, nextRunAt } from '../domain/loops/schedule.ts';
 import { isUniqueViolation } from '../store/db.ts';
 import * as runs from '../store/loop-runs.ts';
@@ -123,7 +124,8 @@ export class CronScheduler {
           // no loop would fire until this one's latest slot changes. The claim locks the loop row,
           // so no other replica can record this slot meanwhile.
           if (await runs.hasRunForSlot(trx, loop.id, slot)) continue;
-          await recordRun(trx, this.ctx, loop.id, { type: 'cron', scheduledAt: slot }, after);
+          // The run and its events are the loop's schedule's doing (docs/api.md, "Actors and activity").
+          await actingAs(scheduleActor(loop), () => recordRun(trx, this.ctx, loop.id, { type: 'cron', scheduledAt: slot }, after));
           fired++;
         }
       });

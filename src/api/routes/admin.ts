@@ -123,7 +123,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           tags,
           security,
           operationId: 'deleteUser',
-          summary: 'Delete a user; the tickets assigned to them become unassigned',
+          summary: 'Delete a user; the tickets assigned to them become unassigned, their API keys revoked',
           params: s.AdminIdParams,
           response: { 200: MessageBody, ...errorResponses() },
         },

@@ -16,6 +16,7 @@ import { fits } from '../quotas/model.ts';
 import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
 import { checkLoopLayer } from './agentfile.ts';
+import { callbackGuardProblem } from '../webhooks/callback-check.ts';
 import { labelsColumn } from '../runners/labels.ts';
 import { applyLoopPreset } from '../presets/apply.ts';
 import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
@@ -79,7 +80,7 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
     throw invalid('/runner_id', 'must be the id of a runner of this organization');
   }
   if (fields.callback_url !== null) {
-    const problem = callbackUrlProblem(fields.callback_url);
+    const problem = callbackUrlProblem(fields.callback_url) ?? (await callbackGuardProblem(fields.callback_url, ctx.webhookAllowPrivate ?? false));
     if (problem) throw invalid('/callback_url', problem);
   }
   // Checked like an agentfile BRANCH: a name git (and the runner) would refuse fails at the door, not in every run.
