@@ -150,7 +150,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a user; the tickets assigned to them become unassigned */
+        /** Delete a user; the tickets assigned to them become unassigned, their API keys revoked */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
@@ -332,6 +332,43 @@ export interface paths {
         head?: never;
         /** Change an organization's quotas (null: back to the server default; 0: no limit) */
         patch: operations["adminUpdateQuotas"];
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List presets */
+        get: operations["adminListPresets"];
+        put?: never;
+        /** Create a preset */
+        post: operations["createPreset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/presets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a preset */
+        get: operations["getPreset"];
+        /** Change a preset's agent, lines or description (loops using it get the change from their next run) */
+        put: operations["updatePreset"];
+        post?: never;
+        /** Delete a preset (409 while loops use it) */
+        delete: operations["deletePreset"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/runner/register": {
@@ -894,6 +931,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event log as pages of JSON, newest first, with who made each change (only the types the key may read) */
+        get: operations["listActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's people, for pickers (any credential of the organization) */
+        get: operations["listOrgUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's presets: a named agent and agentfile lines pods and loops start from (any credential of the organization) */
+        get: operations["listPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/events": {
         parameters: {
             query?: never;
@@ -1226,6 +1314,28 @@ export interface components {
             updated_at: string;
             description: string | null;
             parent_slug: string | null;
+            created_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
+            updated_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
         };
         TicketListItem: {
             id: number;
@@ -1293,6 +1403,8 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             revoked_at: string | null;
+            /** @description the person the key belongs to (what they do with it names them); null: no one */
+            user_id: number | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1351,10 +1463,21 @@ export interface components {
             channel_id: number;
             content: string;
             /**
-             * @description api: an API key; agent: a pod token; system: the service itself
+             * @description api: an API key of no one; user: a person's API key; agent: a pod token; system: the service itself
              * @enum {unknown}
              */
-            sender_type: "api" | "agent" | "system";
+            sender_type: "api" | "user" | "agent" | "system";
+            sender: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             pod_key: string | null;
             /**
              * Format: date-time
@@ -1392,6 +1515,17 @@ export interface components {
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
             queue_position: number | null;
+            created_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1433,6 +1567,17 @@ export interface components {
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
             queue_position: number | null;
+            created_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1458,6 +1603,10 @@ export interface components {
             env: {
                 [key: string]: string;
             };
+            /** @description only runners carrying all of these could take it */
+            runner_labels: string[];
+            /** @description the preset it was made from */
+            preset: string | null;
             error_message: string | null;
             exit_code: number | null;
             /**
@@ -1476,6 +1625,7 @@ export interface components {
             /** @enum {unknown} */
             status: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
             agent_slug: string;
+            runner_id: number | null;
             prompt: string;
             /**
              * Format: date-time
@@ -1547,6 +1697,10 @@ export interface components {
             };
             /** @description the agentfile every run's pod gets; null when none */
             agentfile_layer: string | null;
+            /** @description only runners carrying all of these run its pods */
+            runner_labels: string[];
+            /** @description the preset its runs start from (its agent and lines, the loop's own lines on top) */
+            preset: string | null;
             /** @enum {unknown} */
             status: "enabled" | "disabled";
             /**
@@ -1628,6 +1782,17 @@ export interface components {
             };
             /** @enum {unknown} */
             callback_status: "none" | "pending" | "delivered" | "failed";
+            triggered_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -2137,6 +2302,7 @@ export interface operations {
                     scopes: ("pods:read" | "pods:write" | "tickets:read" | "tickets:write" | "channels:read" | "channels:write" | "runners:read" | "repos:read" | "loops:read" | "loops:write")[];
                     /** Format: date-time */
                     expires_at?: string;
+                    user_id?: number;
                 };
             };
         };
@@ -3000,6 +3166,270 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    adminListPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        presets: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createPreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    name: string;
+                    description?: string | null;
+                    /** @description a built-in agent or a custom agent of the organization */
+                    agent_slug: string;
+                    /** @description agentfile lines a team shares: ENV, CREDENTIAL, CONFIG (and ALLOW); PROMPT, MODE, REPO and BRANCH are 400 (they belong to each pod or loop) */
+                    agentfile_layer?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        preset: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getPreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        preset: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updatePreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description a built-in agent or a custom agent of the organization */
+                    agent_slug?: string;
+                    /** @description agentfile lines a team shares: ENV, CREDENTIAL, CONFIG (and ALLOW); PROMPT, MODE, REPO and BRANCH are 400 (they belong to each pod or loop) */
+                    agentfile_layer?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        preset: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deletePreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     registerRunner: {
         parameters: {
             query?: never;
@@ -3781,6 +4211,13 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                /** @description only that ticket's pods */
+                ticket_slug?: string;
+                repository_id?: number;
+                agent_slug?: string;
+                runner_id?: number;
+                /** @description only pods created after this time */
+                created_after?: string;
                 /** @description default 20, values above 100 are clamped */
                 limit?: number;
                 offset?: number;
@@ -3835,8 +4272,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description a built-in agent or a custom agent of the organization (400 otherwise) */
-                    agent_slug: string;
+                    /** @description a built-in agent or a custom agent of the organization (400 otherwise); or give preset */
+                    agent_slug?: string;
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
                     /** @description PROMPT, MODE, CONFIG, REPO, BRANCH and CREDENTIAL directives, one a line; a bad line is 400 naming it */
                     agentfile_layer?: string;
                     runner_id?: number;
@@ -4324,6 +4765,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string;
                 };
             };
         };
@@ -4437,6 +4882,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string | null;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string | null;
                 };
             };
         };
@@ -4875,7 +5324,169 @@ export interface operations {
                             api_key_id: number | null;
                             /** @description the pod whose token this is, null for an API key */
                             pod_key: string | null;
+                            /** @description the person the API key belongs to; null for a key of no one and for a pod token */
+                            user: {
+                                id: number;
+                                name: string;
+                            } | null;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listActivity: {
+        parameters: {
+            query?: {
+                /** @description events at or after this time */
+                from?: string;
+                /** @description events before this time */
+                to?: string;
+                /** @description comma-separated event types or families (`pod.*`); default: every type the key may read */
+                types?: string;
+                /** @description only changes made by this kind of actor */
+                actor_type?: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            id: number;
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            actor: {
+                                /**
+                                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                                id: number | string | null;
+                                /** @description the name at the time of the change */
+                                name: string;
+                            } | null;
+                            /** @description the resource as the event stream carries it (`{"ticket": {…}}`, …) */
+                            data: unknown;
+                        }[];
+                        /** @description pass as cursor for the next (older) page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listOrgUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: number;
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        presets: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        }[];
                     };
                 };
             };
@@ -5066,6 +5677,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string;
                 };
             };
         };
@@ -5179,6 +5794,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string | null;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string | null;
                 };
             };
         };
