@@ -80,6 +80,7 @@ const RUN_KEYS = [
   'started_at',
   'status',
   'trigger_type',
+  'triggered_by',
   'updated_at',
   'usage',
   'variables',
@@ -801,6 +802,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
           session_id: null,
           usage: { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null, cost_usd: null, turns: null },
           callback_status: 'none',
+          triggered_by: { type: 'api_key', id: expect.any(Number), name: expect.any(String) },
           created_at: iso(clock),
           updated_at: iso(clock),
         });
