@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/app.ts';
 import * as admin from '../src/domain/admin/service.ts';
-import { SCOPES } from '../src/domain/auth/scopes.ts';
+import { SCOPES } from '../src/protocol/scopes.ts';
 import { SecretBox } from '../src/domain/secrets.ts';
 import { EventRetention } from '../src/events/retention.ts';
 import { openStore } from '../src/store/db.ts';

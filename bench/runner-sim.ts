@@ -14,7 +14,7 @@
  * Environment: BENCH_RUNNERS (1000), BENCH_RUNNER_WINDOW (60 s), BENCH_CPU_PROF=1.
  */
 import WebSocket from 'ws';
-import { PROTOCOL_VERSION, decodeRunnerMessage } from '../src/gateway/protocol.ts';
+import { PROTOCOL_VERSION, decodeRunnerMessage } from '../src/protocol/runner-link.ts';
 import {
   CpuWindow,
   ORG,

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import * as admin from '../src/domain/admin/service.ts';
 import type { DomainContext } from '../src/domain/context.ts';
-import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../src/domain/tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../src/protocol/enums.ts';
 import { createTicket, type CreateTicketInput } from '../src/domain/tickets/service.ts';
 import { openStore } from '../src/store/db.ts';
 

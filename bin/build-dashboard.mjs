@@ -13,7 +13,7 @@ const ENTRY = path.join(WEB, 'src', 'main.tsx');
 const OUTPUTS = { js: path.join(BUILD_DIR, 'dashboard.js'), css: path.join(BUILD_DIR, 'dashboard.css') };
 const STAMP = path.join(BUILD_DIR, 'dashboard.sources');
 
-/** The dashboard's sources, this script, and the lock file (Preact is bundled in). */
+/** The dashboard's sources, the protocol module it shares with the server, this script, and the lock file (Preact is bundled in). */
 function sourceFiles() {
   const files = [];
   const walk = (dir) => {
@@ -24,6 +24,8 @@ function sourceFiles() {
     }
   };
   walk(path.join(WEB, 'src'));
+  // The dashboard bundles the shared vocabulary (statuses, scopes, the transcript's shape) from the server's protocol room.
+  walk(path.join(ROOT, 'src', 'protocol'));
   for (const file of [path.join(ROOT, 'package-lock.json'), fileURLToPath(import.meta.url)]) if (fs.existsSync(file)) files.push(file);
   return files;
 }

@@ -31,9 +31,10 @@ import { followPod } from './domain/loops/runs.ts';
 import { QueuePromoter } from './domain/pods/queue.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
 import * as podSchemas from './api/schemas/pods.ts';
+import { Delivery } from './api/schemas/deliveries.ts';
 import { RunnerGateway } from './gateway/links.ts';
 import { InProcessNotifier, type RunnerNotifier } from './gateway/notifier.ts';
-import { runnerLinkRoutes } from './gateway/routes.ts';
+import { runnerLinkRoutes } from './api/routes/runner-link.ts';
 import { channelRoutes } from './api/routes/channels.ts';
 import { adminRepositoryRoutes } from './api/routes/admin-repositories.ts';
 import { dashboardRoutes, type DashboardAssets } from './api/routes/dashboard.ts';
@@ -220,6 +221,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
   for (const schema of channelSchemas.SHARED_SCHEMAS) app.addSchema(schema);
+  app.addSchema(Delivery);
   for (const schema of [podSchemas.PodListItem, podSchemas.Pod, podSchemas.RunnerPodItem, podSchemas.Runner, loopSchemas.Loop, loopSchemas.Run, loopSchemas.LoopRunFinishedEvent, loopSchemas.WebhookDelivery, CustomAgent, RunnerToken, OrgQuotas]) app.addSchema(schema);
   await registerOpenApi(app);
 

@@ -17,7 +17,7 @@ import { EventRetention } from './events/retention.ts';
 import { networkCause } from './client/network.ts';
 import { openStore } from './store/db.ts';
 import { createNotifier } from './gateway/notifier.ts';
-import { LocalRunner } from './runner/local.ts';
+import { LocalRunner } from './serve/local-runner.ts';
 import { LivenessSweeper } from './scheduler/liveness.ts';
 import { CronScheduler } from './scheduler/cron.ts';
 import { callbackSettled } from './domain/loops/callbacks.ts';

@@ -18,10 +18,10 @@
  *
  * The flags were checked against each CLI's documentation and source (see `source` of each agent).
  */
+import { BUILTIN_AGENT_SLUGS, type BuiltinAgentSlug } from '../protocol/enums.ts';
 import type { AgentTask } from './types.ts';
 
-export const BUILTIN_AGENT_SLUGS = ['claude-code', 'codex', 'gemini-cli', 'aider', 'opencode', 'shell'] as const;
-export type BuiltinAgentSlug = (typeof BUILTIN_AGENT_SLUGS)[number];
+export { BUILTIN_AGENT_SLUGS, type BuiltinAgentSlug };
 
 export interface BuiltinAgentSupport {
   /** `AgentTask.model` is passed on. */

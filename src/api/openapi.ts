@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { SCOPES } from '../domain/auth/scopes.ts';
+import { SCOPES } from '../protocol/scopes.ts';
 import { optionalBody } from './plugins/optional-body.ts';
 
 export const API_VERSION = '0.1.0';

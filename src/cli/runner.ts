@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_REVOKED, RunnerDaemon } from '../runner/daemon.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../runner/sandbox/index.ts';
-import type { LocalRunnerMessage } from '../runner/local.ts';
+import type { LocalRunnerMessage } from '../protocol/runner-link.ts';
 
 export interface RunnerFlags {
   server?: string;
@@ -95,7 +95,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
 }
 
 /**
- * Started by `drover serve` as its local runner (src/runner/local.ts), over an IPC channel: it
+ * Started by `drover serve` as its local runner (src/serve/local-runner.ts), over an IPC channel: it
  * says when it is connected, and stops with its pods when the server says so or is gone.
  */
 async function runEmbedded(daemon: RunnerDaemon): Promise<void> {

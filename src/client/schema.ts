@@ -656,6 +656,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/pods/{key}/patch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pod's work as `git format-patch` text (kept whatever became of the push); 404 when there is none */
+        get: operations["getPodPatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/pods/{key}/terminate": {
         parameters: {
             query?: never;
@@ -1370,6 +1387,7 @@ export interface components {
             /** @enum {unknown} */
             priority: "low" | "medium" | "high" | "urgent";
             assignee_id: number | null;
+            labels: string[];
         };
         Org: {
             id: number;
@@ -1484,6 +1502,35 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             created_at: string;
+        };
+        Delivery: {
+            /**
+             * @description pending until the pod ends; pushed; no_changes (no commit, nothing pushed); failed (error says why; the patch is kept)
+             * @enum {unknown}
+             */
+            status: "pending" | "pushed" | "no_changes" | "failed";
+            /** @description the branch the work was (or was to be) pushed to */
+            branch: string | null;
+            /** @description the commit the work started from */
+            base_commit: string | null;
+            /** @description the last commit of the work */
+            head_commit: string | null;
+            /** @description the commits of the work, oldest first (at most the last 100) */
+            commits: {
+                sha: string;
+                subject: string;
+            }[];
+            files_changed: number;
+            insertions: number;
+            deletions: number;
+            /** @description with CONFIG deliver = merge_request, once opened */
+            merge_request: {
+                id: number;
+                url: string;
+                /** @enum {unknown} */
+                state: "opened" | "merged" | "closed";
+            } | null;
+            error: string | null;
         };
         PodListItem: {
             key: string;
@@ -1619,6 +1666,7 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             finished_at: string | null;
+            delivery: components["schemas"]["Delivery"] | null;
         };
         RunnerPodItem: {
             key: string;
@@ -1715,7 +1763,10 @@ export interface components {
             last_run_at: string | null;
             total_runs: number;
             successful_runs: number;
+            /** @description runs that failed or timed out */
             failed_runs: number;
+            /** @description runs cancelled before they ended */
+            cancelled_runs: number;
             active_run_count: number;
             /** @description the sum of the costs its runs' agents reported; null when none reported one */
             total_cost_usd: number | null;
@@ -3644,7 +3695,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        ticket: components["schemas"]["Ticket"];
+                        ticket: {
+                            id: number;
+                            slug: string;
+                            /** @enum {unknown} */
+                            type: "feature" | "bug" | "task" | "chore" | "improvement";
+                            title: string;
+                            /** @enum {unknown} */
+                            status: "backlog" | "todo" | "in_progress" | "in_review" | "done";
+                            /** @enum {unknown} */
+                            priority: "low" | "medium" | "high" | "urgent";
+                            assignee_id: number | null;
+                            repository_id: number | null;
+                            labels: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                            description: string | null;
+                            parent_slug: string | null;
+                            created_by: {
+                                /**
+                                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                                id: number | string | null;
+                                /** @description the name at the time of the change */
+                                name: string;
+                            } | null;
+                            updated_by: {
+                                /**
+                                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                                id: number | string | null;
+                                /** @description the name at the time of the change */
+                                name: string;
+                            } | null;
+                            /** @description the ticket's pods, newest first (at most 20) */
+                            pods: {
+                                key: string;
+                                status: string;
+                                agent_slug: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                delivery: components["schemas"]["Delivery"] | null;
+                            }[];
+                            /** @description merge requests its pods opened, as their deliveries recorded them */
+                            merge_requests: {
+                                id: number;
+                                url: string;
+                                /** @enum {unknown} */
+                                state: "opened" | "merged" | "closed";
+                                branch: string;
+                            }[];
+                        };
                     };
                 };
             };
@@ -4478,6 +4596,39 @@ export interface operations {
                         /** @description bytes of output the pod has written */
                         total_bytes: number;
                     };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getPodPatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/x-patch": string;
                 };
             };
             400: components["responses"]["Error400"];

@@ -1,7 +1,7 @@
 import type { Executor, Store } from '../store/db.ts';
 import { appendEvent } from '../store/events.ts';
 import { actorJson, currentActor } from './actor.ts';
-import type { EventSubjects, EventType } from './types.ts';
+import type { EventSubjects, EventType } from '../protocol/event-types.ts';
 
 /** What writing an event needs from the domain's context. */
 export interface EventWriterContext {

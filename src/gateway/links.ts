@@ -24,7 +24,7 @@ import {
   type PodReport,
   type RunnerMessage,
   type ServerBody,
-} from './protocol.ts';
+} from '../protocol/runner-link.ts';
 
 /**
  * The server side of runner links on this replica. Each runner's socket is held by one replica;

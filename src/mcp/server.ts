@@ -4,7 +4,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import pkg from '../../package.json' with { type: 'json' };
-import { grants, isScope } from '../domain/auth/scopes.ts';
+import { grants, isScope } from '../protocol/scopes.ts';
 import type { ToolContext, ToolDefinition } from './tool.ts';
 import { failure, success } from './tool.ts';
 import { channelTools } from './tools/channels.ts';

@@ -10,7 +10,7 @@ import {
   type PodOutcome,
   type RunnerBody,
   type ServerMessage,
-} from '../gateway/protocol.ts';
+} from '../protocol/runner-link.ts';
 import { detectAgentVersions } from '../agents/detect.ts';
 import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type RunnerSettings, type StoredIdentity } from './identity.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';

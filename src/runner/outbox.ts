@@ -1,4 +1,4 @@
-import type { RunnerBody } from '../gateway/protocol.ts';
+import type { RunnerBody } from '../protocol/runner-link.ts';
 
 export type KeptMessage = RunnerBody & { type: 'pod_started' | 'pod_output' };
 

@@ -1,4 +1,4 @@
-import { DROP_EPISODE_GAP_MS, droppedSummary, droppingNote, noteLine } from '../output-notes.ts';
+import { DROP_EPISODE_GAP_MS, droppedSummary, droppingNote, noteLine } from '../protocol/output-notes.ts';
 
 /** Output goes out at least every flush interval, and at once past this size (the protocol caps a message). */
 const MAX_CHUNK = 256 * 1024;

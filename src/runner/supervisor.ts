@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PodOutcome, PodReport, PodSpec } from '../gateway/protocol.ts';
+import type { PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
 import { agentEnvironment } from '../agents/environment.ts';
 import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
 import { supportsMcp } from '../agents/mcp.ts';
@@ -17,6 +17,8 @@ import { readStatus } from './status-file.ts';
 import { wireMcp } from './mcp-wiring.ts';
 import type { PodView, Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
+import { deliverPod } from './delivery/index.ts';
+import type { DeliveryReport } from '../protocol/delivery.ts';
 
 export interface SupervisorHooks {
   started(key: string): void;
@@ -50,6 +52,8 @@ class RunningPod {
   process: GroupProcess | null = null;
   stopReason: 'terminated' | 'timeout' | null = null;
   timeoutTimer: NodeJS.Timeout | null = null;
+  /** What became of its work (docs/agents.md "Getting the work back"), known once the workspace is done with. */
+  delivery: DeliveryReport | null = null;
   /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
   stopped!: () => void;
   readonly stopRequested = new Promise<void>((resolve) => (this.stopped = resolve));
@@ -159,7 +163,7 @@ export class PodSupervisor {
     if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
     pod.output.end();
     this.pods.delete(pod.spec.key);
-    this.options.hooks.exited(outcome);
+    this.options.hooks.exited({ ...outcome, delivery: pod.delivery });
   }
 
   private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
@@ -200,6 +204,8 @@ export class PodSupervisor {
       }
       return outcome;
     } finally {
+      // However the pod ended, its work is taken before its workspace goes.
+      pod.delivery = await deliverPod(spec, workspace, { sandbox: this.options.sandbox ?? null, outDir: this.workspaces.deliveryDir(spec.key) });
       // auto_close false keeps the workspace while the pod stays up (the wait above), not after
       // it was terminated: nothing would ever remove it then. A persistent workspace outlives the
       // pod (release removes only the pod's own state then).

@@ -53,6 +53,8 @@ export interface PreparedWorkspace {
   reused: boolean;
   /** Directories the pod must be able to read (the clone cache's objects its checkout borrows). */
   readOnly: string[];
+  /** With a repository: the commit the pod's work starts from (checked out, or a reused workspace's HEAD) and the clone cache. */
+  origin: { base: string; cache: string } | null;
 }
 
 export interface WorkspaceManagerOptions {
@@ -104,6 +106,11 @@ export class WorkspaceManager {
   /** A pod's own directory for runner-made state the agent may write (its autopilot status file). */
   stateDir(podKey: string): string {
     return path.join(this.podsDir, checkKey(podKey, 'pod key'), 'state');
+  }
+
+  /** A pod's directory for delivering its work (../delivery/), never seen by any sandbox but the capture's. */
+  deliveryDir(podKey: string): string {
+    return path.join(this.podsDir, checkKey(podKey, 'pod key'), 'delivery');
   }
 
   /**
@@ -191,14 +198,20 @@ export class WorkspaceManager {
     const readOnly = repo ? [path.join(repo.cache, 'objects')] : [];
     if (target.kind === 'persistent') {
       const reused = await this.tryReuse(target, repo, madeFor);
-      if (reused) return { path: target.workspace, home: target.home, branch, reused: true, readOnly };
+      if (reused) {
+        const base = repo ? await this.headOf(target, repo) : null;
+        const origin = repo && base ? { base, cache: repo.cache } : null;
+        return { path: target.workspace, home: target.home, branch, reused: true, readOnly, origin };
+      }
     }
     // A fresh workspace; whatever is there is debris (a crash) or an incompatible persistent one.
     await removeTree(target.dir);
+    let origin: PreparedWorkspace['origin'] = null;
     try {
       await this.homes.seed(target.home);
       if (repo) {
         const refs = await this.caches.refresh(repo);
+        origin = { base: startCommit(refs, repo, branch!), cache: repo.cache };
         await createCheckout({
           dir: target.workspace,
           repo,
@@ -216,7 +229,7 @@ export class WorkspaceManager {
       await removeTree(target.dir).catch(() => undefined);
       throw err;
     }
-    return { path: target.workspace, home: target.home, branch, reused: false, readOnly };
+    return { path: target.workspace, home: target.home, branch, reused: false, readOnly, origin };
   }
 
   /**
@@ -232,11 +245,23 @@ export class WorkspaceManager {
     return true;
   }
 
-  private async refreshOrigin(target: Target, repo: Repo, refs: OriginRefs): Promise<void> {
+  /** Git in a persistent workspace an agent has used: inside the pod's sandbox. */
+  private podGitOptions(target: Target, repo: Repo) {
     const view = { cwd: target.workspace, writable: [target.workspace, target.home], readOnly: [path.join(repo.cache, 'objects')] };
     const wrap = (command: string, args: string[]) => this.sandbox?.wrap(command, args, view) ?? { command, args };
     const env = { ...workspaceGitEnv('', ''), HOME: target.home };
-    const options = { cwd: target.workspace, env, timeoutMs: this.gitTimeoutMs, wrap };
+    return { cwd: target.workspace, env, timeoutMs: this.gitTimeoutMs, wrap };
+  }
+
+  /** A reused workspace's HEAD: where this run's work starts (null: the agent left no commit there). */
+  private async headOf(target: Target, repo: Repo): Promise<string | null> {
+    const result = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], this.podGitOptions(target, repo));
+    const sha = result.stdout.trim();
+    return result.code === 0 && /^[0-9a-f]{40,64}$/.test(sha) ? sha : null;
+  }
+
+  private async refreshOrigin(target: Target, repo: Repo, refs: OriginRefs): Promise<void> {
+    const options = this.podGitOptions(target, repo);
     const listed = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'], options);
     // A repository the agent broke or removed stays as the agent left it.
     if (listed.code !== 0) return;

@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { IDEMPOTENCY_TTL_MS } from '../api/plugins/idempotency.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { deleteIdempotencyKeysBefore } from '../store/idempotency.ts';
+import { IDEMPOTENCY_TTL_MS, deleteIdempotencyKeysBefore } from '../store/idempotency.ts';
 
 /** Periodic clean-up of expired rows (idempotency records older than their 24 h lifetime). */
 export class Housekeeping {

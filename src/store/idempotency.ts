@@ -1,6 +1,9 @@
 import type { Executor } from './db.ts';
 import type { IdempotencyKeysTable } from './schema.ts';
 
+/** How long a stored Idempotency-Key answers replays; the housekeeping loop deletes older keys. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export async function insertIdempotencyKey(
   db: Executor,
   row: Pick<IdempotencyKeysTable, 'api_key_id' | 'key' | 'method_path' | 'request_hash' | 'created_at'>,

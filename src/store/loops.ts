@@ -120,6 +120,7 @@ export interface LoopStats {
   total_runs: number;
   successful_runs: number;
   failed_runs: number;
+  cancelled_runs: number;
   active_run_count: number;
   last_run_at: number | null;
   /** The sum of the costs the runs' agents reported; null when none reported one. */
@@ -137,6 +138,7 @@ export async function loopStats(db: Executor, loopIds: number[]): Promise<Map<nu
       (eb) => eb.fn.countAll<number>().as('total'),
       (eb) => eb.fn.sum<number>(eb.case().when('status', '=', 'completed').then(1).else(0).end()).as('ok'),
       (eb) => eb.fn.sum<number>(eb.case().when('status', 'in', ['failed', 'timeout']).then(1).else(0).end()).as('bad'),
+      (eb) => eb.fn.sum<number>(eb.case().when('status', '=', 'cancelled').then(1).else(0).end()).as('cancelled'),
       (eb) => eb.fn.sum<number>(eb.case().when('status', 'in', ['queued', 'pending', 'running']).then(1).else(0).end()).as('active'),
       (eb) => eb.fn.max<number>('started_at').as('last'),
     ])
@@ -148,6 +150,7 @@ export async function loopStats(db: Executor, loopIds: number[]): Promise<Map<nu
       total_runs: Number(r.total),
       successful_runs: Number(r.ok ?? 0),
       failed_runs: Number(r.bad ?? 0),
+      cancelled_runs: Number(r.cancelled ?? 0),
       active_run_count: Number(r.active ?? 0),
       last_run_at: r.last === null ? null : Number(r.last),
       total_cost_usd: null,

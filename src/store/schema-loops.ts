@@ -1,6 +1,8 @@
 import type { Generated, Selectable } from 'kysely';
 
-export type RunStatus = 'queued' | 'pending' | 'running' | 'completed' | 'failed' | 'cancelled' | 'timeout' | 'skipped';
+import type { RunStatus } from '../protocol/enums.ts';
+
+export type { RunStatus };
 
 export interface LoopsTable {
   id: Generated<number>;

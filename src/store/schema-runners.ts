@@ -53,7 +53,9 @@ export interface CustomAgentsTable {
   created_at: number;
 }
 
-export type PodStatus = 'queued' | 'initializing' | 'running' | 'completed' | 'failed' | 'terminated' | 'orphaned';
+import type { PodStatus } from '../protocol/enums.ts';
+
+export type { PodStatus };
 
 export interface PodsTable {
   id: Generated<number>;
@@ -95,6 +97,8 @@ export interface PodsTable {
   usage_cache_write_tokens: number | null;
   usage_cost_usd: number | null;
   usage_turns: number | null;
+  /** What became of the pod's work, as JSON text (migration 0019); null without a repository. */
+  delivery: string | null;
   started_at: number | null;
   deadline_at: number | null;
   finished_at: number | null;
@@ -108,6 +112,13 @@ export interface PodOutputChunksTable {
   start_offset: number;
   end_offset: number;
   data: string;
+}
+
+/** A pod's work as `git format-patch` text (migration 0019). */
+export interface PodPatchesTable {
+  pod_id: number;
+  patch: string;
+  created_at: number;
 }
 
 export type RunnerTokenRow = Selectable<RunnerTokensTable>;

@@ -1,4 +1,5 @@
-import type { CustomAgentsTable, PodOutputChunksTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
+import type { SenderType } from '../protocol/enums.ts';
+import type { CustomAgentsTable, PodOutputChunksTable, PodPatchesTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
 import type { LoopRunsTable, LoopsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from './schema-loops.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
@@ -140,7 +141,7 @@ export interface ChannelMessagesTable {
   org_id: number;
   channel_id: number;
   content: string;
-  sender_type: 'api' | 'user' | 'agent' | 'system';
+  sender_type: SenderType;
   pod_key: string | null;
   /** The sender as an actor, JSON (migration 0020); null on older messages. */
   sender: string | null;
@@ -208,6 +209,7 @@ export interface Database {
   custom_agents: CustomAgentsTable;
   pods: PodsTable;
   pod_output_chunks: PodOutputChunksTable;
+  pod_patches: PodPatchesTable;
   loops: LoopsTable;
   loop_runs: LoopRunsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -161,7 +161,7 @@ export async function countsByStatus(db: Executor, orgId: number, repositoryId?:
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-export type BoardTicketRow = Pick<TicketRow, 'id' | 'slug' | 'title' | 'type' | 'priority' | 'assignee_id'>;
+export type BoardTicketRow = Pick<TicketRow, 'id' | 'slug' | 'title' | 'type' | 'priority' | 'assignee_id' | 'labels'>;
 
 /** The top of one board column, read straight off the board index. */
 export async function boardColumn(
@@ -173,7 +173,7 @@ export async function boardColumn(
 ): Promise<BoardTicketRow[]> {
   let query = db
     .selectFrom('tickets')
-    .select(['id', 'slug', 'title', 'type', 'priority', 'assignee_id'])
+    .select(['id', 'slug', 'title', 'type', 'priority', 'assignee_id', 'labels'])
     .where('org_id', '=', orgId);
   if (repositoryId !== undefined) query = query.where('repository_id', '=', repositoryId);
   return query

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, DATABASES } from '../helpers/databases.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';

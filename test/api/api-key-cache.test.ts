@@ -11,7 +11,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
 import { Authenticator, KEY_CACHE_MS } from '../../src/domain/auth/authenticate.ts';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { waitFor } from '../helpers/runner-process.ts';

@@ -7,7 +7,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
-import type { Scope } from '../../src/domain/auth/scopes.ts';
+import type { Scope } from '../../src/protocol/scopes.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 

@@ -8,7 +8,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { callbackSettled } from '../../src/domain/loops/callbacks.ts';
 import { WebhookSender } from '../../src/domain/webhooks/outbox.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

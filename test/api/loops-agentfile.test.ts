@@ -11,7 +11,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import { sweepRuns } from '../../src/domain/loops/runs.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';

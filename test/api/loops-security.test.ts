@@ -4,7 +4,7 @@
  * must leave the loops, runs and pods exactly as they were. Malformed input: loops-malformed.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { expectError } from '../helpers/errors.ts';

@@ -11,7 +11,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import { sweepRuns } from '../../src/domain/loops/runs.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
@@ -32,6 +32,7 @@ const LOOP_KEYS = [
   'branch_name',
   'callback_secret',
   'callback_url',
+  'cancelled_runs',
   'concurrency_policy',
   'created_at',
   'cron_expression',
@@ -114,6 +115,7 @@ interface LoopJson {
   last_run_at: string | null;
   total_runs: number;
   successful_runs: number;
+  cancelled_runs: number;
   failed_runs: number;
   active_run_count: number;
   created_at: string;
@@ -279,6 +281,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
           total_runs: 0,
           successful_runs: 0,
           failed_runs: 0,
+          cancelled_runs: 0,
           active_run_count: 0,
           total_cost_usd: null,
           created_at: iso(clock),
@@ -1176,16 +1179,17 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
             total_runs: runs.length,
             successful_runs: runs.filter((r) => r.status === 'completed').length,
             failed_runs: runs.filter((r) => r.status === 'failed' || r.status === 'timeout').length,
+            cancelled_runs: runs.filter((r) => r.status === 'cancelled').length,
             active_run_count: runs.filter((r) => ['queued', 'pending', 'running'].includes(r.status)).length,
             last_run_at: started.length > 0 ? started[started.length - 1] : null,
           };
           const got = await getLoop(l.slug);
-          expect({ total_runs: got.total_runs, successful_runs: got.successful_runs, failed_runs: got.failed_runs, active_run_count: got.active_run_count, last_run_at: got.last_run_at }).toEqual(expected);
+          expect({ total_runs: got.total_runs, successful_runs: got.successful_runs, failed_runs: got.failed_runs, cancelled_runs: got.cancelled_runs, active_run_count: got.active_run_count, last_run_at: got.last_run_at }).toEqual(expected);
           const listed = ((await call('GET', '/loops')).json() as { loops: LoopJson[] }).loops.find((x) => x.slug === l.slug)!;
           expect(listed).toEqual(got);
           return expected;
         };
-        expect(await check()).toEqual({ total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null });
+        expect(await check()).toEqual({ total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null });
         const r1 = await trigger(l.slug);
         await advance(1_000);
         const r2 = await trigger(l.slug);
@@ -1209,7 +1213,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
         expect((await trigger(l.slug)).status).toBe('skipped');
         await call('POST', `/loops/${l.slug}/disable`);
         const final = await check();
-        expect(final).toMatchObject({ total_runs: 6, successful_runs: 1, failed_runs: 2, active_run_count: 1 });
+        expect(final).toMatchObject({ total_runs: 6, successful_runs: 1, failed_runs: 2, cancelled_runs: 1, active_run_count: 1 });
       });
     });
 

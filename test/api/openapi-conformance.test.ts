@@ -29,13 +29,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORGS_PREFIX_OPERATION_SUFFIX } from '../../src/api/openapi.ts';
 import { BODY_LIMIT_BYTES } from '../../src/api/plugins/json-body.ts';
 import { MAX_DOCUMENT } from '../../src/domain/channels/model.ts';
-import { TICKET_TYPES } from '../../src/domain/tickets/model.ts';
+import { TICKET_TYPES } from '../../src/protocol/enums.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { expectError } from '../helpers/errors.ts';
 import { openApiDocument } from '../helpers/openapi.ts';
 import { SchemaValidator, declaredResponse, operationsOf, resolvePointer, resolveResponse, type OpenApiDocument, type WalkedOperation } from '../helpers/openapi-walk.ts';
 import { insertRunner } from '../helpers/runners.ts';
+import { savePodPatch } from '../../src/store/pod-patches.ts';
 import { valueFor, type Schema, type SchemaContext } from '../helpers/schema-arbitrary.ts';
 import { violations, type RequestParts } from '../helpers/schema-violations.ts';
 
@@ -368,6 +369,11 @@ async function refreshTargets(t: TestApp, f: Fixtures, id: string): Promise<void
   }
   if (id === 'postChannelMessage') f.channelIds = await make.channels(2); // earlier updates may have archived them
   if (id === 'terminatePod') f.podKeys = await make.pods(6);
+  // A pod's work is kept once its runner delivered it: every fixture pod gets a patch.
+  if (id === 'getPodPatch') {
+    const rows = await t.store.db.selectFrom('pods').select('id').where('key', 'in', f.podKeys).execute();
+    for (const row of rows) await savePodPatch(t.store.db, row.id, 'From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] work\n', Date.now());
+  }
   if (id === 'revokeApiKey') f.spareKeyIds = await make.keys(5);
   // The fixture agent is in use by now (loops name it): deletes address agents nothing uses.
   // Loops may name the fixture presets by now: deletes address presets nothing uses.

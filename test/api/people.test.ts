@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Scope } from '../../src/domain/auth/scopes.ts';
+import type { Scope } from '../../src/protocol/scopes.ts';
 import { CronScheduler } from '../../src/scheduler/cron.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';

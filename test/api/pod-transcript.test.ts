@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTranscript, type TranscriptEntry } from '../../src/agents/transcript/index.ts';
 import type { paths } from '../../src/client/index.ts';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { appendOutputChunk, OUTPUT_KEEP_BYTES } from '../../src/store/pod-output.ts';
 import type { PodStatus } from '../../src/store/schema-runners.ts';
 import type { OrgRow } from '../../src/store/schema.ts';

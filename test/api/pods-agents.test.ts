@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podFinished, terminateOnServer } from '../../src/domain/pods/lifecycle.ts';
 import { podSpec } from '../../src/domain/pods/spec.ts';
 import { ACTIVE_STATUSES } from '../../src/domain/pods/model.ts';
-import { decodeRunnerMessage, encode, type PodOutcome } from '../../src/gateway/protocol.ts';
+import { decodeRunnerMessage, encode, type PodOutcome } from '../../src/protocol/runner-link.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { expectError } from '../helpers/errors.ts';

@@ -6,7 +6,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { appendOutputChunk } from '../../src/store/pod-output.ts';
 import type { PodStatus, RunnersTable } from '../../src/store/schema-runners.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
@@ -51,6 +51,7 @@ const DETAIL_KEYS = [
   'alias',
   'auto_close',
   'channel_id',
+  'delivery',
   'env',
   'error_message',
   'exit_code',
@@ -216,6 +217,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         queue_position: null,
         started_at: null,
         finished_at: null,
+        delivery: null,
         created_at: expect.stringMatching(ISO_MS),
         updated_at: expect.stringMatching(ISO_MS),
       });

@@ -11,7 +11,7 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app.ts';
 import * as admin from '../../src/domain/admin/service.ts';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import type { DatabaseKind, Store } from '../../src/store/db.ts';
 import { ADMIN_TOKEN } from '../helpers/app.ts';

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { unusedPort } from '../helpers/ports.ts';

@@ -6,7 +6,7 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/domain/auth/scopes.ts';
+import { SCOPES } from '../../src/protocol/scopes.ts';
 import { hashSecret } from '../../src/domain/auth/keys.ts';
 import type { PodStatus } from '../../src/store/schema-runners.ts';
 import type { OrgRow } from '../../src/store/schema.ts';

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
-import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';

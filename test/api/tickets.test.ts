@@ -182,9 +182,18 @@ describe.each(DATABASES)('tickets API on %s', (kind) => {
       expect(columns.map((c: { status: string }) => c.status)).toEqual(['backlog', 'todo', 'in_progress', 'in_review', 'done']);
       expect(columns[0].total).toBe(3);
       expect(columns[0].tickets.map((x: { title: string }) => x.title)).toEqual(['urgent', 'high']);
-      expect(Object.keys(columns[0].tickets[0]).sort()).toEqual(['assignee_id', 'id', 'priority', 'slug', 'title', 'type']);
+      expect(Object.keys(columns[0].tickets[0]).sort()).toEqual(['assignee_id', 'id', 'labels', 'priority', 'slug', 'title', 'type']);
       expect(columns[4]).toMatchObject({ total: 1 });
       expect(columns[1]).toEqual({ status: 'todo', total: 0, tickets: [] });
+    });
+
+    it("carries each ticket's labels (a card keeps them after a reload)", async () => {
+      await create({ type: 'task', title: 'labelled', labels: ['ui', 'api'] });
+      await create({ type: 'task', title: 'bare' });
+      const { columns } = (await t.request({ method: 'GET', url: t.path('/tickets/board') })).json().board;
+      const cards = columns[0].tickets as Array<{ title: string; labels: string[] }>;
+      expect(cards.find((c) => c.title === 'labelled')!.labels.sort()).toEqual(['api', 'ui']);
+      expect(cards.find((c) => c.title === 'bare')!.labels).toEqual([]);
     });
 
     it('filters by repository_id', async () => {

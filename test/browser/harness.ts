@@ -35,7 +35,7 @@ export interface Dashboard {
 }
 
 /** Starts one server (with its local runner) and one browser for the file; both end after it. */
-export function useDashboard(kind: DatabaseKind): () => Dashboard {
+export function useDashboard(kind: DatabaseKind, extraEnv: Record<string, string> = {}): () => Dashboard {
   let database: TestDatabase;
   let server: ServerProcess;
   let browser: Browser;
@@ -46,7 +46,7 @@ export function useDashboard(kind: DatabaseKind): () => Dashboard {
     server = await startServerProcess({
       dataDir: database.dataDir,
       localRunner: true,
-      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn', DROVER_LOCAL_RUNNER: 'true', DROVER_SWEEP_INTERVAL_MS: '200' },
+      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn', DROVER_LOCAL_RUNNER: 'true', DROVER_SWEEP_INTERVAL_MS: '200', ...extraEnv },
     });
     const key = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     await waitFor(() => /Local runner \d+ connected/.test(server.stdout), { timeout: 30_000, what: 'the local runner to connect' });

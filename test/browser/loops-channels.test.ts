@@ -20,7 +20,8 @@ describe.each(DATABASES)('dashboard loops and channels (%s)', (kind) => {
       await page.getByRole('button', { name: 'New loop' }).click();
       const gate = `loop-gate-${width}-${Date.now()}`;
       await page.getByLabel('Name', { exact: true }).fill(`Nightly ${width}`);
-      await page.getByLabel('Agent', { exact: true }).fill('shell');
+      await page.locator('select[name="agent"]').selectOption('shell');
+      await page.locator('select[name="mode"]').selectOption('direct');
       await page.getByLabel(/Prompt template/).fill(`echo hello {{who}}\n${waitForTicketLine(gate)}\necho done`);
       await page.getByLabel('Variables (JSON object)').fill('{"who": "world"}');
       await page.getByLabel('Concurrency policy').selectOption('queue');
@@ -51,6 +52,7 @@ describe.each(DATABASES)('dashboard loops and channels (%s)', (kind) => {
       expect(await axeViolations(page)).toEqual([]);
 
       await row.getByRole('link').click();
+      await page.getByRole('button', { name: 'Show raw output' }).click();
       await expect.poll(() => page.getByRole('log').textContent(), { timeout: 30_000 }).toContain('hello browser');
       expect(await page.getByTestId('callback-status').textContent()).toContain('none');
       await screenshot(page, 'run', width);

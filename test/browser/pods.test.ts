@@ -26,6 +26,7 @@ describe.each(DATABASES)('dashboard pods and runners (%s)', (kind) => {
       await page.getByRole('button', { name: 'Start pod' }).click();
       await page.waitForURL(/#\/pods\/.+/);
       const key = decodeURIComponent(page.url().split('#/pods/')[1]);
+      await page.getByRole('button', { name: 'Show raw output' }).click();
       const terminal = page.getByRole('log', { name: `Output of ${key}` });
       await expect.poll(() => terminal.textContent(), { timeout: 30_000 }).toContain('line-1');
       expect(await terminal.textContent()).not.toContain('line-2');
@@ -50,6 +51,7 @@ describe.each(DATABASES)('dashboard pods and runners (%s)', (kind) => {
       const key = created.body.pod.pod_key;
       const page = await d.signedIn(width);
       await page.goto(`${d.url}/#/pods/${key}`);
+      await page.getByRole('button', { name: 'Show raw output' }).click();
       await expect.poll(() => page.getByRole('log').textContent(), { timeout: 30_000 }).toContain('started');
       await page.getByRole('button', { name: 'Terminate' }).click();
       await expect.poll(() => page.getByTestId('pod-status').textContent(), { timeout: 30_000 }).toContain('terminated');

@@ -264,6 +264,9 @@ describe.each(DATABASES)('drover client commands against a real server (%s)', (k
       expect(list.stdout.split('\n')[0]).toMatch(/^KEY +STATUS +AGENT +RUNNER +CREATED +PROMPT$/);
       expect(list.stdout).toMatch(new RegExp(`^${key} +completed +shell +\\d+ `, 'm'));
       expect(ok(await cli(['pods', 'list', '--json'])).stdout).toBe(`${await raw('/pods')}\n`);
+      // Every status the API knows is a status the CLI takes (both read them from src/protocol/enums.ts).
+      expect(ok(await cli(['pods', 'list', '--status', 'queued', '--json'])).stdout).toBe(`${await raw('/pods?status=queued')}\n`);
+      expect(ok(await cli(['pods', 'list', '--help'])).stdout).toMatch(/queued, initializing, running/);
 
       const sleeper = json<{ pod: { pod_key: string } }>(await cli(['pods', 'run', '--agent', 'shell', '--prompt', 'sleep 60', '--json'])).pod.pod_key;
       const sleeper2 = json<{ pod: { pod_key: string } }>(await cli(['pods', 'run', '--agent', 'shell', '--prompt', 'sleep 60', '--json'])).pod.pod_key;

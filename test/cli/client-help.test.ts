@@ -108,7 +108,7 @@ describe('drover client commands: the surface', () => {
     walk(path.join(REPO_ROOT, 'src'));
     sources.push(fs.readFileSync(path.join(REPO_ROOT, 'bin', 'drover.mjs'), 'utf8'));
     const names = new Set(sources.flatMap((text) => text.match(/\bDROVER_[A-Z0-9_]+/g) ?? []));
-    names.delete('DROVER_BIN'); // a constant's name in src/runner/local.ts, not a variable
+    names.delete('DROVER_BIN'); // a constant's name in src/serve/local-runner.ts, not a variable
     expect(names.size).toBeGreaterThan(30);
     for (const name of names) expect(TOP_USAGE, name).toContain(name.endsWith('_') ? name : `${name}`);
     for (const name of ['DATABASE_URL', 'XDG_CONFIG_HOME']) expect(TOP_USAGE).toContain(name);

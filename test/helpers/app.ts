@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestR
 import { buildApp } from '../../src/app.ts';
 import type { DashboardAssets } from '../../src/api/routes/dashboard.ts';
 import * as admin from '../../src/domain/admin/service.ts';
-import { SCOPES, type Scope } from '../../src/domain/auth/scopes.ts';
+import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';
 import type { StreamCaps } from '../../src/domain/auth/credential-streams.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import type { Quotas } from '../../src/domain/quotas/model.ts';

@@ -119,10 +119,10 @@ export interface OutputHandlers {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A pod's output, live from `offset` until its `end` event; returns a function that stops it. */
-export function streamPodOutput(session: Session, podKey: string, handlers: OutputHandlers): () => void {
+/** A pod's output, live from byte `from` until its `end` event; returns a function that stops it. */
+export function streamPodOutput(session: Session, podKey: string, handlers: OutputHandlers, from = 0): () => void {
   const abort = new AbortController();
-  let offset = 0;
+  let offset = from;
   let ended = false;
   void (async () => {
     let attempt = 0;

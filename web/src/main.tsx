@@ -17,13 +17,17 @@ import { RunPage } from './views/run.tsx';
 import { ChannelsView } from './views/channels.tsx';
 import { ChannelPage } from './views/channel.tsx';
 import { RunnersView, RunnerPage } from './views/runners.tsx';
+import { TicketPage } from './views/ticket-page.tsx';
+import { UsageView } from './views/usage.tsx';
 
-const NAV: Array<{ path: string; label: string; scope: Scope }> = [
+const NAV: Array<{ path: string; label: string; scope: Scope; hidden?: boolean }> = [
   { path: '/board', label: 'Board', scope: 'tickets:read' },
+  { path: '/tickets', label: 'Tickets', scope: 'tickets:read', hidden: true },
   { path: '/pods', label: 'Pods', scope: 'pods:read' },
   { path: '/loops', label: 'Loops', scope: 'loops:read' },
   { path: '/channels', label: 'Channels', scope: 'channels:read' },
   { path: '/runners', label: 'Runners', scope: 'runners:read' },
+  { path: '/usage', label: 'Usage', scope: 'pods:read' },
 ];
 
 function View({ route, scopes }: { route: string; scopes: Set<Scope> }) {
@@ -35,6 +39,10 @@ function View({ route, scopes }: { route: string; scopes: Set<Scope> }) {
   switch (section) {
     case 'board':
       return <BoardView />;
+    case 'tickets':
+      return parts[1] ? <TicketPage slug={parts[1]} /> : <BoardView />;
+    case 'usage':
+      return <UsageView />;
     case 'pods':
       return parts[1] ? <PodPage podKey={parts[1]} /> : <PodsView />;
     case 'loops':
@@ -47,13 +55,17 @@ function View({ route, scopes }: { route: string; scopes: Set<Scope> }) {
   }
 }
 
-function LiveBadge({ hub }: { hub: EventHub }) {
+function useLiveState(hub: EventHub): LiveState {
   const [state, setState] = useState<LiveState>(hub.state);
   useEffect(() => {
     const off = hub.onState((s) => setState(s));
     setState(hub.state); // it may have changed between the render and this subscription
     return off;
   }, [hub]);
+  return state;
+}
+
+function LiveBadge({ hub, state }: { hub: EventHub; state: LiveState }) {
   const text = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', unavailable: 'Not live' }[state];
   return (
     <span class={`live live-${state}`} role="status" title={state === 'unavailable' ? hub.why : undefined}>
@@ -65,6 +77,9 @@ function LiveBadge({ hub }: { hub: EventHub }) {
 function Shell({ state, onSignOut }: { state: AppState; onSignOut: () => void }) {
   const route = useRoute();
   const section = route.split('/')[1];
+  const live = useLiveState(state.hub);
+  // While the stream reconnects, what is on screen may have changed on the server: say so.
+  const stale = live === 'reconnecting';
   return (
     <AppContext.Provider value={state}>
       <header class="top">
@@ -72,20 +87,25 @@ function Shell({ state, onSignOut }: { state: AppState; onSignOut: () => void })
           Drover
         </a>
         <nav aria-label="Views">
-          {NAV.filter((n) => state.scopes.has(n.scope)).map((n) => (
+          {NAV.filter((n) => !n.hidden && state.scopes.has(n.scope)).map((n) => (
             <a href={`#${n.path}`} aria-current={`/${section}` === n.path ? 'page' : undefined}>
               {n.label}
             </a>
           ))}
         </nav>
         <span class="org">{state.session.org}</span>
-        <LiveBadge hub={state.hub} />
+        <LiveBadge hub={state.hub} state={live} />
         <button type="button" class="plain" onClick={onSignOut}>
           Sign out
         </button>
       </header>
-      <main id="main">
-        <View route={route} scopes={state.scopes} />
+      <main id="main" data-stale={stale ? 'true' : undefined} class={stale ? 'stale' : undefined}>
+        {stale && (
+          <p class="stale-note" role="status">
+            Reconnecting to the server: what you see may be out of date.
+          </p>
+        )}
+        <View key={route} route={route} scopes={state.scopes} />
       </main>
     </AppContext.Provider>
   );

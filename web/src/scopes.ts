@@ -1,11 +1,9 @@
 import { api } from './api.ts';
 import type { Session } from './session.ts';
 
-export const SCOPES = [
-  'tickets:read', 'tickets:write', 'pods:read', 'pods:write', 'loops:read', 'loops:write',
-  'channels:read', 'channels:write', 'runners:read', 'repos:read',
-] as const;
-export type Scope = (typeof SCOPES)[number];
+import { SCOPES, grants, type Scope } from '../../src/protocol/scopes.ts';
+
+export type { Scope };
 
 /**
  * What the key may do: `GET /auth/whoami` answers its scopes (a write scope also grants reading,
@@ -14,7 +12,7 @@ export type Scope = (typeof SCOPES)[number];
 export async function fetchScopes(session: Session): Promise<Set<Scope>> {
   const { principal } = (await api('GET', '/auth/whoami', undefined, session)) as { principal: { scopes: string[] } };
   const held = new Set(principal.scopes);
-  return new Set(SCOPES.filter((scope) => held.has(scope) || (scope.endsWith(':read') && held.has(scope.replace(/:read$/, ':write')))));
+  return new Set(SCOPES.filter((scope) => grants([...held], scope)));
 }
 
 export const scopeReason = (scope: Scope) => `Your API key lacks the ${scope} scope.`;

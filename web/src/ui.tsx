@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from './api.ts';
+import type { Named } from './names.ts';
 
 export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;
@@ -81,4 +82,22 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
 export function later<T extends { updated_at?: string }>(current: T | null | undefined, incoming: T): T {
   if (current?.updated_at && incoming.updated_at && current.updated_at > incoming.updated_at) return current;
   return current ? { ...current, ...incoming } : incoming;
+}
+
+/**
+ * A person picked by name (the org's users); the value is the user id as text, '' for none. Without
+ * a list of people (a server without `GET /users`), the id is typed.
+ */
+export function AssigneePicker(props: { users: Named[]; value: string; onChange: (id: string) => void; empty: string; disabled?: boolean; name?: string }) {
+  if (props.users.length === 0) {
+    return <input name={props.name} inputMode="numeric" placeholder="user id" value={props.value} disabled={props.disabled} onChange={(e) => props.onChange(e.currentTarget.value)} />;
+  }
+  return (
+    <select name={props.name} value={props.value} disabled={props.disabled} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      <option value="">{props.empty}</option>
+      {props.users.map((u) => (
+        <option value={String(u.id)}>{u.name}</option>
+      ))}
+    </select>
+  );
 }

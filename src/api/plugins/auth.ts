@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../../domain/auth/authenticate.ts';
-import { grants, type Scope } from '../../domain/auth/scopes.ts';
+import { grants, type Scope } from '../../protocol/scopes.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { countingFailures, type RateLimits } from './rate-limit.ts';
 

@@ -5,8 +5,6 @@ import { AppError, invalid } from '../../errors.ts';
 import { isUniqueViolation } from '../../store/db.ts';
 import * as keys from '../../store/idempotency.ts';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency: { apiKeyId: number; key: string } | null;
@@ -46,7 +44,7 @@ export function registerIdempotency(app: FastifyInstance, ctx: DomainContext): v
       }
       const existing = await keys.findIdempotencyKey(db, apiKeyId, key);
       if (!existing) continue;
-      if (existing.created_at < ctx.now() - IDEMPOTENCY_TTL_MS) {
+      if (existing.created_at < ctx.now() - keys.IDEMPOTENCY_TTL_MS) {
         await keys.deleteIdempotencyKey(db, apiKeyId, key);
         continue;
       }

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { readActivity } from '../../domain/activity/service.ts';
-import type { Scope } from '../../domain/auth/scopes.ts';
+import type { Scope } from '../../protocol/scopes.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { listPresets } from '../../domain/presets/service.ts';
 import { listOrgUsers } from '../../domain/users/service.ts';
-import { EVENT_SCOPES } from '../../events/types.ts';
+import { EVENT_SCOPES } from '../../protocol/event-types.ts';
 import { ActivityPage, ActivityQuery } from '../schemas/activity.ts';
 import { OrgParams, errorResponses } from '../schemas/common.ts';
 import { PresetList, presentPreset } from '../schemas/presets.ts';

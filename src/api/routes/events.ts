@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { grants, type Scope } from '../../domain/auth/scopes.ts';
+import { grants, type Scope } from '../../protocol/scopes.ts';
 import { canonicalSlug } from '../../domain/tickets/model.ts';
 import type { EventHub } from '../../events/hub.ts';
 import type { PodOutputSignals } from '../../events/output-signals.ts';
@@ -8,7 +8,7 @@ import { streamPodOutput } from '../../events/output-stream.ts';
 import { getPod } from '../../domain/pods/service.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import type { CredentialStreams } from '../../domain/auth/credential-streams.ts';
-import { EVENT_SCOPES, EVENT_TYPES, expandTypes, type EventType } from '../../events/types.ts';
+import { EVENT_SCOPES, EVENT_TYPES, expandTypes, type EventType } from '../../protocol/event-types.ts';
 import { AppError, invalid } from '../../errors.ts';
 import type { EventRow } from '../../store/schema.ts';
 import { errorResponses, OrgParams } from '../schemas/common.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { grants } from '../../domain/auth/scopes.ts';
+import { grants } from '../../protocol/scopes.ts';
 import { optionalBody } from '../plugins/optional-body.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { checkVariablesDepth } from '../../domain/loops/model.ts';

@@ -5,6 +5,7 @@ import { podListItem, podView as podDetail } from '../../domain/pods/view.ts';
 import * as service from '../../domain/pods/service.ts';
 import { canonicalSlug } from '../../domain/tickets/model.ts';
 import { readTranscript } from '../../domain/pods/transcript.ts';
+import { readPatch } from '../../domain/deliveries/service.ts';
 import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
 import * as s from '../schemas/pods.ts';
 import { Transcript, TranscriptQuery } from '../schemas/transcripts.ts';
@@ -63,6 +64,24 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       async (request) => {
         const { after, limit, format } = request.query;
         return readTranscript(ctx, request.principal.org.id, request.params.key, { after, limit: clampLimit(limit ?? 1000, 5000), format });
+      },
+    );
+
+    app.get(
+      '/pods/:key/patch',
+      {
+        config: { scope: 'pods:read' },
+        schema: {
+          tags,
+          operationId: 'getPodPatch',
+          summary: "The pod's work as `git format-patch` text (kept whatever became of the push); 404 when there is none",
+          params: s.PodParams,
+          response: { 200: { description: 'git format-patch text', content: { 'text/x-patch': { schema: Type.String() } } }, ...errorResponses() },
+        },
+      },
+      async (request, reply) => {
+        const patch = await readPatch(ctx, request.principal.org.id, request.params.key);
+        return reply.type('text/x-patch; charset=utf-8').send(patch);
       },
     );
 

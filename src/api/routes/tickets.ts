@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { ResponseCache } from '../response-cache.ts';
 import type { DomainContext } from '../../domain/context.ts';
-import { TICKET_STATUSES, type TicketPriority } from '../../domain/tickets/model.ts';
+import { TICKET_STATUSES, type TicketPriority } from '../../protocol/enums.ts';
 import * as service from '../../domain/tickets/service.ts';
 import { ticketListItem as listItem, ticketView as detail } from '../../domain/tickets/view.ts';
 import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses } from '../schemas/common.ts';
 import * as s from '../schemas/tickets.ts';
+import { ticketWork } from '../../domain/deliveries/tickets.ts';
 
 const tags = ['Tickets'];
 
@@ -82,7 +84,7 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
               columns: columns.map((c) => ({
                 status: c.status,
                 total: c.total,
-                tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority })),
+                tickets: c.tickets.map((t) => ({ ...t, priority: t.priority as TicketPriority, labels: JSON.parse(t.labels) as string[] })),
               })),
             },
           };
@@ -97,11 +99,15 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           tags,
           operationId: 'getTicket', summary: 'Get a ticket (slugs match ignoring case)',
           params: s.TicketParams,
-          response: { 200: s.TicketEnvelope, ...errorResponses() },
+          response: { 200: s.TicketDetailEnvelope, ...errorResponses() },
         },
       },
-      async (request, reply) =>
-        sendCached(request, reply, async () => ({ ticket: detail(await service.getTicket(ctx, request.principal.org.id, request.params.slug)) })),
+      // Not cached with the ticket reads: its pods change without the ticket changing.
+      async (request) => {
+        const ticket = await service.getTicket(ctx, request.principal.org.id, request.params.slug);
+        // The view's enums are the store's strings; the schema serializes what it declares.
+        return { ticket: { ...detail(ticket), ...(await ticketWork(ctx, request.principal.org.id, ticket.slug)) } } as Static<typeof s.TicketDetailEnvelope>;
+      },
     );
 
     app.post(

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { SCOPES } from '../../domain/auth/scopes.ts';
+import { SCOPES } from '../../protocol/scopes.ts';
 import { TICKET_PREFIX_PATTERN } from '../../domain/tickets/model.ts';
 import { Id, Nullable, OrgSlugParam, Text, Timestamp } from './common.ts';
 

@@ -1,14 +1,6 @@
 import { Type, type Static } from 'typebox';
-import {
-  CHANNEL_LIST_LIMIT,
-  CHANNEL_NAME_MAX,
-  CHANNEL_NAME_MIN,
-  MAX_CONTENT,
-  MAX_DESCRIPTION,
-  MAX_DOCUMENT,
-  MESSAGE_LIMIT,
-  SENDER_TYPES,
-} from '../../domain/channels/model.ts';
+import { CHANNEL_LIST_LIMIT, CHANNEL_NAME_MAX, CHANNEL_NAME_MIN, MAX_CONTENT, MAX_DESCRIPTION, MAX_DOCUMENT, MESSAGE_LIMIT } from '../../domain/channels/model.ts';
+import { SENDER_TYPES } from '../../protocol/enums.ts';
 import { ActorOrNull, Limit, NonBlank, Nullable, OrgParams, QueryBoolean, Text, Timestamp } from './common.ts';
 
 /** Ids bounded to what a JSON number holds exactly, so a huge id is a 400 rather than a database error. */

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { EVENT_FAMILIES, EVENT_SCOPES } from '../../events/types.ts';
+import { EVENT_FAMILIES, EVENT_SCOPES } from '../../protocol/event-types.ts';
 import { Text } from './common.ts';
 
 const TYPES_LIST = Object.entries(EVENT_SCOPES)

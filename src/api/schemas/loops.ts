@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { CONCURRENCY_POLICIES, EXECUTION_MODES, MAX_VARIABLES_DEPTH, RUN_STATUSES, SANDBOX_STRATEGIES, SLUG_PATTERN } from '../../domain/loops/model.ts';
+import { MAX_VARIABLES_DEPTH, SLUG_PATTERN } from '../../domain/loops/model.ts';
+import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES } from '../../protocol/enums.ts';
 import { CRON_PATTERN, TIMEZONE_PATTERN, expressionProblem, timezoneProblem } from '../../domain/loops/schedule.ts';
 import { ActorOrNull, Id, Limit, NO_NUL, PresetName, RunnerLabels, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 import { resultFields } from './pods.ts';
@@ -179,7 +180,8 @@ export const Loop = Type.Object(
     last_run_at: Nullable(Timestamp),
     total_runs: Type.Integer(),
     successful_runs: Type.Integer(),
-    failed_runs: Type.Integer(),
+    failed_runs: Type.Integer({ description: 'runs that failed or timed out' }),
+    cancelled_runs: Type.Integer({ description: 'runs cancelled before they ended' }),
     active_run_count: Type.Integer(),
     total_cost_usd: Nullable(Type.Number({ description: 'the sum of the costs its runs\' agents reported; null when none reported one' })),
     created_at: Timestamp,
@@ -194,7 +196,7 @@ export const Run = Type.Object(
     loop_id: Type.Integer(),
     loop_slug: Type.String(),
     run_number: Type.Integer(),
-    status: Type.Enum(RUN_STATUSES as string[]),
+    status: Type.Enum(RUN_STATUSES),
     trigger_type: Type.Enum(['manual', 'cron']),
     variables: Type.Record(Type.String(), Type.Unknown()),
     resolved_prompt: Nullable(Type.String()),
@@ -226,7 +228,7 @@ export const ListLoopsQuery = Type.Object(
   { additionalProperties: false },
 );
 export const ListRunsQuery = Type.Object(
-  { status: Type.Optional(Type.Enum(RUN_STATUSES as string[])), limit: Type.Optional(Limit(20, 100)), offset: Type.Optional(Offset) },
+  { status: Type.Optional(Type.Enum(RUN_STATUSES)), limit: Type.Optional(Limit(20, 100)), offset: Type.Optional(Offset) },
   { additionalProperties: false },
 );
 

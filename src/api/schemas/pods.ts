@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
-import { POD_STATUSES } from '../../domain/pods/model.ts';
+import { POD_STATUSES } from '../../protocol/enums.ts';
+import { deliveryField } from './deliveries.ts';
 import { ActorOrNull, Id, Limit, Nullable, Offset, OrgParams, PresetName, RunnerLabels, Text, Timestamp } from './common.ts';
 
-export const PodStatus = Type.Enum(POD_STATUSES as string[]);
+export const PodStatus = Type.Enum(POD_STATUSES);
 export const PodKey = Text({ minLength: 1, maxLength: 64 });
 
 const Count = (description: string) => Nullable(Type.Number({ minimum: 0, description }));
@@ -61,6 +62,7 @@ export const Pod = Type.Object(
     exit_code: Nullable(Type.Integer()),
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),
+    ...deliveryField,
   },
   { $id: 'Pod' },
 );

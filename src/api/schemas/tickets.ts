@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { MAX_LABEL_LENGTH, MAX_LABELS, TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../domain/tickets/model.ts';
+import { MAX_LABEL_LENGTH, MAX_LABELS } from '../../domain/tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../protocol/enums.ts';
 import { ActorOrNull, Id, Limit, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 
 export const TicketType = Type.Enum(TICKET_TYPES);
@@ -36,16 +37,14 @@ const listFields = {
 };
 
 export const TicketListItem = Type.Object(listFields, { $id: 'TicketListItem' });
-export const Ticket = Type.Object(
-  {
-    ...listFields,
-    description: Nullable(Type.String()),
-    parent_slug: Nullable(Type.String()),
-    created_by: ActorOrNull,
-    updated_by: ActorOrNull,
-  },
-  { $id: 'Ticket' },
-);
+const detailFields = {
+  ...listFields,
+  description: Nullable(Type.String()),
+  parent_slug: Nullable(Type.String()),
+  created_by: ActorOrNull,
+  updated_by: ActorOrNull,
+};
+export const Ticket = Type.Object(detailFields, { $id: 'Ticket' });
 export const BoardTicket = Type.Object(
   {
     id: Type.Integer(),
@@ -54,11 +53,26 @@ export const BoardTicket = Type.Object(
     type: TicketType,
     priority: TicketPriority,
     assignee_id: Nullable(Type.Integer()),
+    labels: Type.Array(Type.String()),
   },
   { $id: 'BoardTicket' },
 );
 
 export const TicketEnvelope = Type.Object({ ticket: Type.Ref('Ticket') });
+/** GET /tickets/:slug: the ticket with its pods and their work (docs/agents.md "Getting the work back"). */
+export const TicketDetailEnvelope = Type.Object({
+  ticket: Type.Object({
+      ...detailFields,
+      pods: Type.Array(
+        Type.Object({ key: Type.String(), status: Type.String(), agent_slug: Type.String(), created_at: Timestamp, delivery: Type.Union([Type.Ref('Delivery'), Type.Null()]) }),
+        { description: "the ticket's pods, newest first (at most 20)" },
+      ),
+      merge_requests: Type.Array(
+        Type.Object({ id: Type.Integer(), url: Type.String(), state: Type.Enum(['opened', 'merged', 'closed']), branch: Type.String() }),
+        { description: 'merge requests its pods opened, as their deliveries recorded them' },
+      ),
+  }),
+});
 export const TicketList = Type.Object({
   tickets: Type.Array(Type.Ref('TicketListItem')),
   total: Type.Integer(),

@@ -1,6 +1,6 @@
 import { invalid } from '../../errors.ts';
 import { parseActor, type Actor } from '../../events/actor.ts';
-import { EVENT_TYPES } from '../../events/types.ts';
+import { EVENT_TYPES } from '../../protocol/event-types.ts';
 import { activityPage } from '../../store/activity.ts';
 import type { DomainContext } from '../context.ts';
 

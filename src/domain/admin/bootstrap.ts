@@ -1,4 +1,4 @@
-import { SCOPES } from '../auth/scopes.ts';
+import { SCOPES } from '../../protocol/scopes.ts';
 import type { DomainContext } from '../context.ts';
 import { countOrgs, insertOrg } from '../../store/orgs.ts';
 import { isUniqueViolation } from '../../store/db.ts';

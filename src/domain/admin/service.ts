@@ -6,7 +6,7 @@ import { unassignUser } from '../../store/references.ts';
 import * as users from '../../store/users.ts';
 import type { ApiKeyRow, OrgRow, UserRow } from '../../store/schema.ts';
 import { generateApiKey, hashSecret, keyPrefix } from '../auth/keys.ts';
-import { SCOPES, type Scope } from '../auth/scopes.ts';
+import { SCOPES, type Scope } from '../../protocol/scopes.ts';
 import type { DomainContext } from '../context.ts';
 import { defaultTicketPrefix } from '../tickets/model.ts';
 import { recordTicketsUpdated } from '../tickets/service.ts';

@@ -1,12 +1,5 @@
 import { invalid } from '../../errors.ts';
-import type { ChannelMessagesTable } from '../../store/schema.ts';
-
-/**
- * Who sent a message: `api` (an API key), `agent` (a pod token, with its pod) or `system`
- * (the service itself, e.g. "pod p-… finished").
- */
-export const SENDER_TYPES = ['api', 'user', 'agent', 'system'] as const satisfies readonly ChannelMessagesTable['sender_type'][];
-export type SenderType = (typeof SENDER_TYPES)[number];
+import type { SenderType } from '../../protocol/enums.ts';
 
 /** A message's author as stored: its sender type and the pod it speaks for, if any. */
 export interface MessageAuthor {

@@ -1,14 +1,39 @@
 import { invalid } from '../../errors.ts';
-import type { RunStatus } from '../../store/schema-loops.ts';
+import type { RunStatus } from '../../protocol/enums.ts';
 
-export const EXECUTION_MODES = ['direct', 'autopilot'] as const;
-export const SANDBOX_STRATEGIES = ['persistent', 'fresh'] as const;
-export const CONCURRENCY_POLICIES = ['skip', 'queue', 'replace'] as const;
-export const RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'];
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
 /** Runs that hold one of the loop's `max_concurrent_runs` slots. */
 export const SLOT_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running'];
 export const MAX_QUEUED_RUNS = 100;
+
+/** A loop's settings as the API shows and takes them (the stored row parses into this). */
+export interface LoopFields {
+  name: string;
+  description: string | null;
+  agent_slug: string | null;
+  custom_agent_slug: string | null;
+  prompt_template: string;
+  prompt_variables: Record<string, unknown>;
+  repository_id: number | null;
+  runner_id: number | null;
+  branch_name: string | null;
+  execution_mode: 'direct' | 'autopilot';
+  cron_expression: string | null;
+  cron_timezone: string;
+  sandbox_strategy: 'persistent' | 'fresh';
+  session_persistence: boolean;
+  concurrency_policy: 'skip' | 'queue' | 'replace';
+  max_concurrent_runs: number;
+  timeout_minutes: number;
+  callback_url: string | null;
+  autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
+  /** The agentfile every run's pod gets (contract §10); null: none. */
+  agentfile_layer: string | null;
+  /** Only runners carrying all of these run the loop's pods (runners/labels.ts). */
+  runner_labels: string[];
+  /** The preset whose agent and lines runs start from (presets/apply.ts); null: none. */
+  preset: string | null;
+}
 
 export const DEFAULT_AUTOPILOT_CONFIG = { max_iterations: 10, iteration_timeout_sec: 600 };
 export const DEFAULT_TIMEOUT_MINUTES = 60;

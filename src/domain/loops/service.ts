@@ -19,37 +19,9 @@ import { checkLoopLayer } from './agentfile.ts';
 import { callbackGuardProblem } from '../webhooks/callback-check.ts';
 import { labelsColumn } from '../runners/labels.ts';
 import { applyLoopPreset } from '../presets/apply.ts';
-import { DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
+import { type LoopFields, DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
-
-export interface LoopFields {
-  name: string;
-  description: string | null;
-  agent_slug: string | null;
-  custom_agent_slug: string | null;
-  prompt_template: string;
-  prompt_variables: Record<string, unknown>;
-  repository_id: number | null;
-  runner_id: number | null;
-  branch_name: string | null;
-  execution_mode: 'direct' | 'autopilot';
-  cron_expression: string | null;
-  cron_timezone: string;
-  sandbox_strategy: 'persistent' | 'fresh';
-  session_persistence: boolean;
-  concurrency_policy: 'skip' | 'queue' | 'replace';
-  max_concurrent_runs: number;
-  timeout_minutes: number;
-  callback_url: string | null;
-  autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
-  /** The agentfile every run's pod gets (contract §10); null: none. */
-  agentfile_layer: string | null;
-  /** Only runners carrying all of these run the loop's pods (runners/labels.ts). */
-  runner_labels: string[];
-  /** The preset whose agent and lines runs start from (presets/apply.ts); null: none. */
-  preset: string | null;
-}
 
 type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
 export type CreateLoopInput = OptionalFields & Pick<LoopFields, 'name' | 'prompt_template'> & { slug?: string };

@@ -2,9 +2,9 @@ import type { LoopStats } from '../../store/loops.ts';
 import type { LoopRow } from '../../store/schema-loops.ts';
 import { iso, isoOrNull } from '../iso.ts';
 import { storedLabels } from '../runners/labels.ts';
-import type { LoopFields } from './service.ts';
+import type { LoopFields } from './model.ts';
 
-const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null };
+const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null };
 
 /** The settings of a loop as the API takes and shows them (JSON columns parsed, flags as booleans). */
 export function loopFields(loop: LoopRow): LoopFields {
@@ -48,6 +48,7 @@ export const loopView = (loop: LoopRow, stats: LoopStats | null | undefined) => 
   total_runs: (stats ?? NO_STATS).total_runs,
   successful_runs: (stats ?? NO_STATS).successful_runs,
   failed_runs: (stats ?? NO_STATS).failed_runs,
+  cancelled_runs: (stats ?? NO_STATS).cancelled_runs,
   active_run_count: (stats ?? NO_STATS).active_run_count,
   total_cost_usd: (stats ?? NO_STATS).total_cost_usd,
   created_at: iso(loop.created_at),

@@ -49,6 +49,10 @@ export interface AgentfileConfig {
   permission_mode?: string;
   /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
   mcp?: boolean;
+  /** What becomes of the work (docs/agents.md "Getting the work back"); default `branch` with REPO. */
+  deliver?: 'branch' | 'merge_request' | 'none';
+  /** The branch the work is pushed to (default: the agent's own, else drover/<pod key>). */
+  deliver_branch?: string;
 }
 
 export interface AgentfileLayer {
@@ -69,6 +73,7 @@ export const AGENTFILE_DIRECTIVES = ['PROMPT', 'MODE', 'CONFIG', 'REPO', 'BRANCH
 export const AGENTFILE_MODES = ['direct', 'autopilot'] as const;
 /** How the runner isolates the pod's workspace: a git worktree off its clone cache, or a plain directory. */
 export const SANDBOX_TYPES = ['worktree', 'none'] as const;
+export const DELIVER_VALUES = ['branch', 'merge_request', 'none'] as const;
 /** A permission mode's shape (which values an agent takes is its own: `permissionModeProblem`). */
 const PERMISSION_MODE_WORD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const MAX_ENV_VARIABLES = 50;
@@ -84,6 +89,8 @@ export const CONFIG_KEYS = [
   'iteration_timeout_sec',
   'permission_mode',
   'mcp',
+  'deliver',
+  'deliver_branch',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
 /** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
@@ -146,6 +153,13 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
     case 'sandbox_type':
       if ((SANDBOX_TYPES as readonly string[]).includes(raw)) return raw;
       return fail(lineNo, `${what} must be one of ${oneOf(SANDBOX_TYPES)}, got ${show(raw)}`);
+    case 'deliver':
+      if ((DELIVER_VALUES as readonly string[]).includes(raw)) return raw;
+      return fail(lineNo, `${what} must be one of ${oneOf(DELIVER_VALUES)}, got ${show(raw)}`);
+    case 'deliver_branch': {
+      const problem = branchProblem(raw);
+      return problem === null ? raw : fail(lineNo, `${what} ${problem}`);
+    }
     case 'permission_mode':
       if (PERMISSION_MODE_WORD.test(raw)) return raw;
       return fail(lineNo, `${what} must be a mode name such as acceptEdits, workspace-write or auto_edit, got ${show(raw)}`);

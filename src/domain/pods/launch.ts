@@ -25,6 +25,7 @@ import type { AgentfileLayer, AgentfileLines } from './agentfile.ts';
 import { agentfileError } from './agentfile-syntax.ts';
 import { isBuiltinAgentSlug, permissionModeProblem } from '../../agents/builtin.ts';
 import { EMPTY_USAGE_COLUMNS } from './results.ts';
+import { deliverSettings, PENDING_DELIVERY } from '../deliveries/model.ts';
 import { DEFAULT_ITERATION_TIMEOUT_SEC, DEFAULT_MAX_ITERATIONS, POD_TOKEN_PREFIX_LENGTH, newPodKey, newPodToken, type PodConfig } from './model.ts';
 
 /** The API's fields of a new pod (POST /pods), the agentfile text aside. */
@@ -164,6 +165,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
   const modeProblem = mode === undefined ? null : permissionModeProblem(input.agent_slug, mode);
   if (modeProblem !== null) throw agentfileError(lines['CONFIG permission_mode'] ?? null, `CONFIG ${modeProblem}`);
   const repository = await references.repository(layer, lines);
+  const delivering = deliverSettings(layer.config, lines, repository);
   let channelId = layer.config.channel_id ?? null;
   if (channelId !== null && !(await references.channelExists(channelId))) {
     throw agentfileError(lines['CONFIG channel_id'] ?? null, `CONFIG channel_id ${channelId} is not a channel of this organization`);
@@ -195,6 +197,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
     mcp: layer.config.mcp ?? true,
+    ...delivering,
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,
@@ -231,6 +234,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     session_id: null,
     result: null,
     ...EMPTY_USAGE_COLUMNS,
+    delivery: repository && delivering.deliver !== 'none' ? JSON.stringify(PENDING_DELIVERY) : null,
     started_at: null,
     deadline_at: null,
     finished_at: null,

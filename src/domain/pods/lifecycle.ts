@@ -5,22 +5,14 @@ import type { PodRow, PodStatus } from '../../store/schema-runners.ts';
 import { ACTIVE_STATUSES, type PodConfig } from './model.ts';
 import { transitionWithEvent } from './events.ts';
 import { usageColumns } from './results.ts';
-import type { PodUsage } from '../../gateway/protocol.ts';
+import type { PodOutcome } from '../../protocol/runner-link.ts';
+import { abandonDelivery, settleDelivery } from '../deliveries/record.ts';
+import { afterDelivery } from '../deliveries/merge-requests.ts';
 
 /**
  * What runners report, applied to the stored pods. Every step is a guarded transition
  * (`UPDATE … WHERE status IN (…)`), so replays and races cannot move a pod backwards.
  */
-
-export interface PodOutcome {
-  key: string;
-  outcome: 'completed' | 'failed' | 'terminated';
-  exit_code: number | null;
-  error_message: string | null;
-  session_id: string | null;
-  result?: string | null;
-  usage?: PodUsage | null;
-}
 
 async function tellChannel(ctx: DomainContext, pod: PodRow, text: string): Promise<void> {
   if (pod.channel_id === null) return;
@@ -57,15 +49,25 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     finished_at: now,
     updated_at: now,
   };
-  const ended = await transitionWithEvent(ctx, (trx) => pods.transitionRunnerPod(trx, result.key, runnerId, ACTIVE_STATUSES, set));
+  const ended = await transitionWithEvent(ctx, async (trx) => {
+    const row = await pods.transitionRunnerPod(trx, result.key, runnerId, ACTIVE_STATUSES, set);
+    return row && settleDelivery(trx, row, result.delivery, now);
+  });
   if (ended) {
     await afterEnd(ctx, ended);
+    await afterDelivery(ctx, ended);
     return;
   }
   // Already ended on the server (terminated through the API, timed out): keep its status, add what
   // the runner knows (what the agent used until it was stopped counts too).
-  const pod = await pods.findPodByKey(ctx.store.db, result.key);
-  if (!pod || pod.runner_id !== runnerId) return;
+  const found = await pods.findPodByKey(ctx.store.db, result.key);
+  if (!found || found.runner_id !== runnerId) return;
+  // The work of a pod ended on the server (terminated, timed out) arrives with its runner's report.
+  const pod = await transitionWithEvent(ctx, async (trx) => {
+    const settled = await settleDelivery(trx, found, result.delivery, now);
+    return settled === found ? undefined : settled;
+  }).then((settled) => settled ?? found);
+  if (pod !== found) await afterDelivery(ctx, pod);
   const reported = pod.result !== null || pod.usage_input_tokens !== null || pod.usage_output_tokens !== null || pod.usage_cost_usd !== null;
   const added = {
     exit_code: pod.exit_code ?? result.exit_code,
@@ -87,7 +89,10 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
 export async function podLost(ctx: DomainContext, pod: PodRow, reason: string, from: readonly PodStatus[] = ACTIVE_STATUSES): Promise<boolean> {
   const now = ctx.now();
   const set = { status: 'failed' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
-  const ended = await transitionWithEvent(ctx, (trx) => pods.transitionPodRow(trx, pod.id, from, set));
+  const ended = await transitionWithEvent(ctx, async (trx) => {
+    const row = await pods.transitionPodRow(trx, pod.id, from, set);
+    return row && abandonDelivery(trx, row, `the work was not delivered: ${reason}`, now);
+  });
   if (ended) await afterEnd(ctx, ended);
   return ended !== undefined;
 }

@@ -1,7 +1,6 @@
 import { randomBase62 } from '../auth/keys.ts';
-import type { PodStatus } from '../../store/schema-runners.ts';
+import type { PodStatus } from '../../protocol/enums.ts';
 
-export const POD_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
 /** Active pods can be terminated; `queued` ones wait for a runner slot (contract §10) and hold none. */
 export const ACTIVE_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
 export const FINAL_STATUSES: readonly PodStatus[] = ['completed', 'failed', 'terminated'];
@@ -18,6 +17,9 @@ export interface PodConfig {
   permission_mode: string | null;
   /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
   mcp?: boolean;
+  /** `CONFIG deliver` and `deliver_branch` (absent in pods stored before them: `branch`, none). */
+  deliver?: 'branch' | 'merge_request' | 'none';
+  deliver_branch?: string | null;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */

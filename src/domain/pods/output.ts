@@ -1,7 +1,7 @@
 import * as podOutput from '../../store/pod-output.ts';
 import * as pods from '../../store/pods.ts';
 import type { DomainContext } from '../context.ts';
-import { DROP_EPISODE_GAP_MS, droppedSummary, droppingNote, noteLine } from '../../output-notes.ts';
+import { DROP_EPISODE_GAP_MS, droppedSummary, droppingNote, noteLine } from '../../protocol/output-notes.ts';
 import { orgQuotas } from '../quotas/service.ts';
 
 /** A per-org limit read is reused this long, so a changed quota applies within seconds. */

@@ -1,4 +1,4 @@
-import type { PodUsage } from '../../gateway/protocol.ts';
+import type { PodUsage } from '../../protocol/runner-link.ts';
 import type { PodResultsRow } from '../../store/pods.ts';
 import type { PodsTable } from '../../store/schema-runners.ts';
 

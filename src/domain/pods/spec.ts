@@ -1,4 +1,4 @@
-import type { PodSpec } from '../../gateway/protocol.ts';
+import type { PodSpec } from '../../protocol/runner-link.ts';
 import * as customAgents from '../../store/custom-agents.ts';
 import * as repositories from '../../store/repositories.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
@@ -36,6 +36,7 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
       ? { url: repo.url, token: repo.token_encrypted ? secrets.decrypt(repo.token_encrypted) : null, default_branch: repo.default_branch }
       : null,
     branch: pod.branch,
+    deliver: { mode: config.deliver ?? 'branch', branch: config.deliver_branch ?? null },
     credentials: JSON.parse(pod.credentials) as string[],
     agent_env: config.env ?? {},
     persistent_key: config.persistent_key,

@@ -4,6 +4,7 @@ import type { PodConfig } from './model.ts';
 import { podResultsView } from './results.ts';
 import { parseActor } from '../../events/actor.ts';
 import { storedLabels } from '../runners/labels.ts';
+import { parseDelivery } from '../deliveries/model.ts';
 
 export function podListItem(pod: PodRow, queuePosition: number | null = null) {
   return {
@@ -43,5 +44,6 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     exit_code: pod.exit_code,
     started_at: isoOrNull(pod.started_at),
     finished_at: isoOrNull(pod.finished_at),
+    delivery: parseDelivery(pod.delivery),
   };
 }

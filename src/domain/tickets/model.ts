@@ -1,10 +1,4 @@
-export const TICKET_TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
-export const TICKET_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
-export const TICKET_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
-
-export type TicketType = (typeof TICKET_TYPES)[number];
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
-export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+import { TICKET_PRIORITIES, type TicketPriority } from '../../protocol/enums.ts';
 
 /** urgent sorts first on the board. */
 export const priorityRank = (priority: TicketPriority): number => TICKET_PRIORITIES.indexOf(priority);

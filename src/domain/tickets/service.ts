@@ -8,15 +8,8 @@ import { recordEvent } from '../../events/writer.ts';
 import { actorJson } from '../../events/actor.ts';
 import type { DomainContext } from '../context.ts';
 import { ticketView } from './view.ts';
-import {
-  TICKET_STATUSES,
-  canonicalSlug,
-  normalizeLabels,
-  priorityRank,
-  type TicketPriority,
-  type TicketStatus,
-  type TicketType,
-} from './model.ts';
+import { canonicalSlug, normalizeLabels, priorityRank } from './model.ts';
+import { TICKET_STATUSES, type TicketPriority, type TicketStatus, type TicketType } from '../../protocol/enums.ts';
 
 export interface CreateTicketInput {
   type: TicketType;

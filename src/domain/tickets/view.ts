@@ -1,7 +1,7 @@
 import type { TicketListRow, TicketWithParent } from '../../store/tickets.ts';
 import { iso } from '../iso.ts';
 import { parseActor } from '../../events/actor.ts';
-import type { TicketPriority, TicketStatus } from './model.ts';
+import type { TicketPriority, TicketStatus } from '../../protocol/enums.ts';
 
 /** A ticket as lists show it (no description). */
 export function ticketListItem(row: TicketListRow) {

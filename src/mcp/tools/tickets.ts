@@ -1,6 +1,6 @@
 /** The ticket tools (contract §12): search, get, create, update, set status. */
 import { z } from 'zod';
-import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../domain/tickets/model.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../protocol/enums.ts';
 import { tool } from '../tool.ts';
 
 const slug = z.string().min(1).max(80).describe('the ticket slug, e.g. ENG-12');

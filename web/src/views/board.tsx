@@ -3,10 +3,12 @@ import { api, query } from '../api.ts';
 import { useApp, useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
-import { ErrorBanner } from '../ui.tsx';
+import { nameOf, useNames } from '../names.ts';
+import { AssigneePicker, ErrorBanner } from '../ui.tsx';
+import { TICKET_STATUSES, TICKET_TYPES } from '../../../src/protocol/enums.ts';
 import { TicketDialog } from './ticket-dialog.tsx';
 import {
-  STATUSES, STATUS_LABELS, TYPES, emptyColumns, hasFilters, matches, placeTicket, statusOf, byBoardOrder,
+  STATUS_LABELS, emptyColumns, hasFilters, matches, placeTicket, statusOf, byBoardOrder,
   type Card, type Columns, type Filters, type Ticket, type TicketStatus,
 } from './tickets-model.ts';
 
@@ -21,7 +23,7 @@ async function loadColumns(filters: Filters): Promise<Columns> {
   }
   // Filtered: the ticket list, per status (the board endpoint has no filters).
   await Promise.all(
-    STATUSES.map(async (status) => {
+    TICKET_STATUSES.map(async (status) => {
       const q = query({ status, labels: filters.label.trim(), type: filters.type, assignee_id: filters.assignee.trim(), limit: PER_COLUMN });
       const page = await api<{ tickets: Card[]; total: number }>('GET', `/tickets${q}`);
       columns[status] = { total: page.total, cards: page.tickets.sort(byBoardOrder) };
@@ -33,6 +35,7 @@ async function loadColumns(filters: Filters): Promise<Columns> {
 export function BoardView() {
   const { scopes } = useApp();
   const canWrite = useCan('tickets:write');
+  const names = useNames();
   const [filters, setFilters] = useState<Filters>({ label: '', type: '', assignee: '' });
   const [columns, setColumns] = useState<Columns>(emptyColumns);
   const [loaded, setLoaded] = useState(false);
@@ -84,7 +87,7 @@ export function BoardView() {
   };
 
   const onHandleKey = (event: KeyboardEvent, card: Card) => {
-    const index = STATUSES.indexOf(card.status);
+    const index = TICKET_STATUSES.indexOf(card.status);
     if (!picked || picked.slug !== card.slug) {
       if (event.key === ' ' || event.key === 'Enter') {
         event.preventDefault();
@@ -95,13 +98,13 @@ export function BoardView() {
     }
     if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
       event.preventDefault();
-      const target = Math.min(STATUSES.length - 1, Math.max(0, picked.target + (event.key === 'ArrowRight' ? 1 : -1)));
+      const target = Math.min(TICKET_STATUSES.length - 1, Math.max(0, picked.target + (event.key === 'ArrowRight' ? 1 : -1)));
       setPicked({ slug: card.slug, target });
-      setAnnouncement(`Over ${STATUS_LABELS[STATUSES[target]]}.`);
+      setAnnouncement(`Over ${STATUS_LABELS[TICKET_STATUSES[target]]}.`);
     } else if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
       setPicked(null);
-      void move(card.slug, STATUSES[picked.target]).then(() => {
+      void move(card.slug, TICKET_STATUSES[picked.target]).then(() => {
         requestAnimationFrame(() => document.querySelector<HTMLElement>(`[data-move="${card.slug}"]`)?.focus());
       });
     } else if (event.key === 'Escape' || event.key === 'Tab') {
@@ -134,14 +137,14 @@ export function BoardView() {
           Type
           <select value={filters.type} onChange={(e) => applyFilters({ ...filters, type: e.currentTarget.value })}>
             <option value="">All types</option>
-            {TYPES.map((t) => (
+            {TICKET_TYPES.map((t) => (
               <option value={t}>{t}</option>
             ))}
           </select>
         </label>
         <label>
-          Assignee id
-          <input inputMode="numeric" value={filters.assignee} onChange={(e) => applyFilters({ ...filters, assignee: e.currentTarget.value })} />
+          Assignee
+          <AssigneePicker users={names.users} value={filters.assignee} onChange={(assignee) => applyFilters({ ...filters, assignee })} empty="Anyone" />
         </label>
       </form>
       <ErrorBanner error={error} />
@@ -150,7 +153,7 @@ export function BoardView() {
       </p>
       {canWrite && <p class="visually-hidden" id="move-help">Press Space to pick the ticket up, the arrow keys to choose a column, Enter to drop it.</p>}
       <div class="board" data-loaded={loaded ? 'true' : 'false'}>
-        {STATUSES.map((status, index) => (
+        {TICKET_STATUSES.map((status, index) => (
           <section
             class={`column${dropTarget === status || picked?.target === index ? ' drop-target' : ''}`}
             aria-labelledby={`col-${status}`}
@@ -183,13 +186,13 @@ export function BoardView() {
                     if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
                   }}
                 >
-                  <button type="button" class="card-open" onClick={() => setEditing(card.slug)}>
+                  <a class="card-open" href={`#/tickets/${encodeURIComponent(card.slug)}`}>
                     <span class="slug">{card.slug}</span> <span class="title">{card.title}</span>
-                  </button>
+                  </a>
                   <div class="card-meta">
                     <span class={`tag type-${card.type}`}>{card.type}</span>
                     <span class="tag">{card.priority}</span>
-                    {card.assignee_id !== null && <span class="tag">assignee {card.assignee_id}</span>}
+                    {card.assignee_id !== null && <span class="tag assignee">{nameOf(names.users, card.assignee_id)}</span>}
                     {card.labels?.map((l) => <span class="tag label">{l}</span>)}
                     {canWrite && (
                       <button

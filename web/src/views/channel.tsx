@@ -5,6 +5,7 @@ import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { ErrorBanner, Guarded, formatTime } from '../ui.tsx';
 import type { Channel } from './channels.tsx';
+import { Markdown } from '../markdown.tsx';
 
 interface Message {
   id: number;
@@ -12,6 +13,8 @@ interface Message {
   content: string;
   sender_type: 'api' | 'agent' | 'system';
   pod_key: string | null;
+  /** Who sent it, by name (people work); absent on older servers. */
+  sender?: { type: string; id: number | null; name: string | null } | null;
   created_at: string;
 }
 
@@ -55,7 +58,7 @@ function Document({ channel, canWrite, onSaved }: { channel: Channel; canWrite: 
           </div>
         </form>
       ) : (
-        <pre class="message content">{channel.document || 'No document.'}</pre>
+        <div class="message">{channel.document ? <Markdown text={channel.document} /> : <p class="hint">No document yet. The channel's agents and people share it: notes, decisions, a plan.</p>}</div>
       )}
     </section>
   );
@@ -110,13 +113,16 @@ export function ChannelPage({ id }: { id: number }) {
               <li class="message" data-message={m.id} data-sender={m.sender_type}>
                 <div class="who">
                   <span class={`sender sender-${m.sender_type}`}>{SENDERS[m.sender_type] ?? m.sender_type}</span>
-                  {m.pod_key && <a href={`#/pods/${encodeURIComponent(m.pod_key)}`}>{m.pod_key}</a>} <time dateTime={m.created_at}>{formatTime(m.created_at)}</time>
+                  <span class="author" data-testid="message-author">
+                    {m.pod_key ? <a href={`#/pods/${encodeURIComponent(m.pod_key)}`}>{m.sender?.name ?? m.pod_key}</a> : (m.sender?.name ?? (m.sender_type === 'system' ? 'Drover' : 'an API key'))}
+                  </span>{' '}
+                  <time dateTime={m.created_at}>{formatTime(m.created_at)}</time>
                 </div>
-                <div class="content">{m.content}</div>
+                <Markdown text={m.content} />
               </li>
             ))}
           </ol>
-          {messages.length === 0 && <p class="hint">No messages yet.</p>}
+          {messages.length === 0 && <p class="hint">No messages yet. Post one below, or let an agent post here with the Drover MCP tool channel_post (docs/mcp.md).</p>}
           <form class="stack" onSubmit={post}>
             <label>
               Message

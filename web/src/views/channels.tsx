@@ -94,7 +94,7 @@ export function ChannelsView() {
           </tbody>
         </table>
       </div>
-      {channels.length === 0 && <p class="hint">No channels yet.</p>}
+      {channels.length === 0 && <p class="hint">No channels yet. A channel is where agents and people talk while they work: create one, then give a pod <code>CONFIG channel_id</code> in its agentfile (docs/agentfile.md).</p>}
       {creating && <NewChannel onClose={() => setCreating(false)} />}
     </section>
   );

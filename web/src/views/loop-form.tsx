@@ -1,5 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
+import { BUILTIN_AGENT_SLUGS } from '../../../src/protocol/enums.ts';
 import { api } from '../api.ts';
+import { useNames } from '../names.ts';
+import type { Runner } from './pods-model.ts';
 import { ErrorBanner, parseJsonObject } from '../ui.tsx';
 import { MODES, POLICIES, type Loop } from './loops-model.ts';
 
@@ -17,7 +20,10 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
     name: loop?.name ?? '',
     slug: loop?.slug ?? '',
     description: loop?.description ?? '',
-    agent: loop?.custom_agent_slug ?? loop?.agent_slug ?? 'shell',
+    agent: loop?.custom_agent_slug ? `custom:${loop.custom_agent_slug}` : (loop?.agent_slug ?? 'claude-code'),
+    repository: loop?.repository_id ? String(loop.repository_id) : '',
+    runner: loop?.runner_id ? String(loop.runner_id) : '',
+    branch: loop?.branch_name ?? '',
     template: loop?.prompt_template ?? '',
     variables: loop ? JSON.stringify(loop.prompt_variables, null, 2) : '{}',
     cron: loop?.cron_expression ?? '',
@@ -25,10 +31,16 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
     policy: loop?.concurrency_policy ?? 'skip',
     maxRuns: String(loop?.max_concurrent_runs ?? 1),
     timeout: String(loop?.timeout_minutes ?? 60),
-    mode: loop?.execution_mode ?? 'direct',
+    // The API's default for a new loop (docs/api.md): the form proposes the same.
+    mode: loop?.execution_mode ?? 'autopilot',
     callback: loop?.callback_url ?? '',
     layer: loop?.agentfile_layer ?? '',
   });
+  const names = useNames();
+  const [advertised, setAdvertised] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    api<{ runners: Runner[] }>('GET', '/runners').then((r) => setAdvertised(new Set(r.runners.flatMap((x) => x.agents.map((a) => a.slug)))), () => undefined);
+  }, []);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const bind = (name: keyof typeof v) => ({ value: v[name], onInput: (e: Event) => setV({ ...v, [name]: (e.currentTarget as HTMLInputElement).value }) });
@@ -40,7 +52,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
       const body: Record<string, unknown> = {
         name: v.name,
         prompt_template: v.template,
-        agent_slug: v.agent,
+        ...(v.agent.startsWith('custom:') ? { custom_agent_slug: v.agent.slice(7) } : { agent_slug: v.agent }),
         prompt_variables: parseJsonObject(v.variables, 'Variables'),
         cron_timezone: v.zone,
         concurrency_policy: v.policy,
@@ -48,6 +60,8 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         timeout_minutes: Number(v.timeout),
         execution_mode: v.mode,
       };
+      const optional = { repository_id: v.repository ? Number(v.repository) : null, runner_id: v.runner ? Number(v.runner) : null, branch_name: v.branch.trim() || null };
+      for (const [k, value] of Object.entries(optional)) if (loop || value !== null) body[k] = value;
       if (loop) {
         body.description = v.description || null;
         body.cron_expression = v.cron.trim() || null;
@@ -83,7 +97,39 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         )}
         <label>
           Agent
-          <input required {...bind('agent')} />
+          <select name="agent" required {...bind('agent')}>
+            {BUILTIN_AGENT_SLUGS.map((a) => (
+              <option value={a}>
+                {a}
+                {advertised.has(a) ? '' : ' (no runner has it yet)'}
+              </option>
+            ))}
+            {loop?.custom_agent_slug && <option value={`custom:${loop.custom_agent_slug}`}>{loop.custom_agent_slug} (custom)</option>}
+          </select>
+        </label>
+      </div>
+      <div class="row">
+        <label>
+          Repository
+          <select name="repository" {...bind('repository')}>
+            <option value="">None</option>
+            {names.repositories.map((r) => (
+              <option value={String(r.id)}>{r.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Runner
+          <select name="runner" {...bind('runner')}>
+            <option value="">Any runner</option>
+            {names.runners.map((r) => (
+              <option value={String(r.id)}>{r.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Branch
+          <input name="branch" placeholder="the repository's default" {...bind('branch')} />
         </label>
       </div>
       <label>
@@ -123,7 +169,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         </label>
         <label>
           Mode
-          <select {...bind('mode')}>
+          <select name="mode" {...bind('mode')}>
             {MODES.map((m) => (
               <option value={m}>{m}</option>
             ))}
@@ -131,7 +177,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
         </label>
       </div>
       <details>
-        <summary>Description, callback and agentfile</summary>
+        <summary>Description, callback and agentfile lines</summary>
         <div class="stack">
           <label>
             Description
@@ -142,7 +188,7 @@ export function LoopForm({ loop, onSaved }: { loop: Loop | null; onSaved: (loop:
             <input type="url" {...bind('callback')} />
           </label>
           <label>
-            Agentfile layer
+            Agentfile lines (ENV, CREDENTIAL, CONFIG, one a line)
             <textarea rows={3} {...bind('layer')} />
           </label>
         </div>

@@ -6,7 +6,8 @@ import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { Dialog, ErrorBanner, Guarded, Status, formatCost, formatTime, parseJsonObject } from '../ui.tsx';
 import { LoopForm } from './loop-form.tsx';
-import { ACTIVE_RUNS, upsertRun, type Loop, type Run } from './loops-model.ts';
+import { LoopBudget } from './usage.tsx';
+import { runCounts, ACTIVE_RUNS, upsertRun, type Loop, type Run } from './loops-model.ts';
 
 function TriggerForm({ slug, allowed, onTriggered }: { slug: string; allowed: boolean; onTriggered: (run: Run) => void }) {
   const [variables, setVariables] = useState('{}');
@@ -60,7 +61,8 @@ export function RunsTable({ runs, slug }: { runs: Run[]; slug: string }) {
           {runs.map((r) => (
             <tr data-run={r.id}>
               <td>
-                <a href={`#/loops/${encodeURIComponent(slug)}/runs/${r.id}`}>#{r.run_number}</a>
+                <a href={`#/loops/${encodeURIComponent(slug)}/runs/${r.id}`}>Run {r.id}</a>
+                <div class="hint">#{r.run_number} of this loop</div>
               </td>
               <td>
                 <Status value={r.status} />
@@ -157,11 +159,12 @@ export function LoopPage({ slug }: { slug: string }) {
                 {loop.concurrency_policy}, at most {loop.max_concurrent_runs} at once, {loop.timeout_minutes} min timeout
               </dd>
               <dt>Runs</dt>
-              <dd>
-                {loop.total_runs} ({loop.successful_runs} ok, {loop.failed_runs} failed)
-              </dd>
+              <dd>{runCounts(loop)}</dd>
               <dt>Cost</dt>
-              <dd>{formatCost(loop.total_cost_usd)}</dd>
+              <dd>
+                {formatCost(loop.total_cost_usd)}
+                <LoopBudget slug={slug} budget={loop.budget_usd_per_day} />
+              </dd>
               <dt>Variables</dt>
               <dd>
                 <code>{JSON.stringify(loop.prompt_variables)}</code>

@@ -6,7 +6,7 @@ import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { Dialog, ErrorBanner, Guarded, Status, formatCost, formatTime } from '../ui.tsx';
 import { LoopForm } from './loop-form.tsx';
-import { ACTIVE_RUNS, upsertRun, type Loop, type Run } from './loops-model.ts';
+import { ACTIVE_RUNS, runCounts, upsertRun, type Loop, type Run } from './loops-model.ts';
 
 const CHARTED = 20;
 
@@ -78,8 +78,8 @@ export function LoopsView() {
                   {l.cron_expression ? `${l.cron_expression} (${l.cron_timezone})` : 'manual'}
                   {l.next_run_at && <div class="hint">next {formatTime(l.next_run_at)}</div>}
                 </td>
-                <td class="hide-narrow">
-                  {l.total_runs} ({l.successful_runs} ok, {l.failed_runs} failed)
+                <td class="hide-narrow" data-testid="run-counts">
+                  {runCounts(l)}
                 </td>
                 <td class="hide-narrow">{formatCost(l.total_cost_usd)}</td>
                 <td>{runs[l.slug] ? <RunsChart runs={runs[l.slug]} title={`Runs of ${l.name} over time`} width={160} height={36} /> : '—'}</td>
@@ -88,7 +88,7 @@ export function LoopsView() {
           </tbody>
         </table>
       </div>
-      {loops.length === 0 && <p class="hint">No loops yet.</p>}
+      {loops.length === 0 && <p class="hint">No loops yet. A loop runs an agent on a schedule or on demand: <strong>New loop</strong> makes one (docs/api.md, "Loops").</p>}
       {creating && (
         <Dialog title="New loop" onClose={() => setCreating(false)}>
           <LoopForm

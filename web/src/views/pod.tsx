@@ -2,8 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useCan, useEvents } from '../context.ts';
 import { scopeReason } from '../scopes.ts';
-import { Terminal } from '../terminal.tsx';
-import { ErrorBanner, Guarded, Status, formatCost, formatDuration, formatTime, later } from '../ui.tsx';
+import { ErrorBanner, Guarded, formatCost, later } from '../ui.tsx';
+import { DeliveryPanel } from './delivery.tsx';
+import { PodFacts } from './pod-facts.tsx';
+import { PodOutput } from './pod-output.tsx';
 import { ACTIVE, podFromEvent, type Pod, type Usage } from './pods-model.ts';
 
 export function UsageFacts({ usage }: { usage: Usage | null | undefined }) {
@@ -51,7 +53,6 @@ export function PodPage({ podKey }: { podKey: string }) {
     }
   };
   const active = pod ? ACTIVE.includes(pod.status) : false;
-  const ran = pod?.started_at ? (pod.finished_at ? Date.parse(pod.finished_at) : Date.now()) - Date.parse(pod.started_at) : null;
   return (
     <section aria-labelledby="pod-title">
       <p>
@@ -69,41 +70,7 @@ export function PodPage({ podKey }: { podKey: string }) {
       {pod && (
         <div class="grid2">
           <div class="panel">
-            <dl class="facts">
-              <dt>Status</dt>
-              <dd data-testid="pod-status">
-                <Status value={pod.status} />
-                {pod.queue_position ? ` (#${pod.queue_position} in the queue)` : ''}
-              </dd>
-              <dt>Agent</dt>
-              <dd>{pod.agent_slug}</dd>
-              <dt>Runner</dt>
-              <dd>{pod.runner_id === null ? '—' : <a href={`#/runners/${pod.runner_id}`}>{pod.runner_id}</a>}</dd>
-              <dt>Mode</dt>
-              <dd>{pod.mode}</dd>
-              <dt>Started</dt>
-              <dd>{formatTime(pod.started_at)}</dd>
-              <dt>Finished</dt>
-              <dd>{formatTime(pod.finished_at)}</dd>
-              <dt>Duration</dt>
-              <dd>{formatDuration(ran)}</dd>
-              <dt>Exit code</dt>
-              <dd>{pod.exit_code ?? '—'}</dd>
-              {pod.error_message && (
-                <>
-                  <dt>Error</dt>
-                  <dd>{pod.error_message}</dd>
-                </>
-              )}
-              {pod.channel_id !== null && (
-                <>
-                  <dt>Channel</dt>
-                  <dd>
-                    <a href={`#/channels/${pod.channel_id}`}>{pod.channel_id}</a>
-                  </dd>
-                </>
-              )}
-            </dl>
+            <PodFacts pod={pod} />
           </div>
           <div class="panel">
             <h2>Usage and cost</h2>
@@ -117,8 +84,8 @@ export function PodPage({ podKey }: { podKey: string }) {
           <pre class="terminal">{pod.prompt}</pre>
         </details>
       )}
-      <h2>Output</h2>
-      <Terminal podKey={podKey} />
+      {pod?.delivery && <DeliveryPanel delivery={pod.delivery} />}
+      <PodOutput podKey={podKey} />
       {pod && (
         <section class="panel" aria-labelledby="result">
           <h2 id="result">Result</h2>

@@ -1,3 +1,4 @@
+import type { Delivery } from './delivery.tsx';
 import { resourceOf, type DroverEvent } from '../live.ts';
 
 export interface Usage {
@@ -33,6 +34,19 @@ export interface Pod extends PodItem {
   channel_id: number | null;
   parent_pod_key?: string | null;
   session_id: string | null;
+  repository_id: number | null;
+  branch: string | null;
+  env?: Record<string, string>;
+  /** Present once the delivery work lands on the server (null for pods without REPO). */
+  delivery?: Delivery | null;
+  created_by?: Actor | null;
+}
+
+/** Who made a change (people work): shown by name. */
+export interface Actor {
+  type: string;
+  id: number | null;
+  name: string | null;
 }
 
 export interface Runner {
@@ -51,7 +65,6 @@ export interface Runner {
 }
 
 export const ACTIVE = ['queued', 'initializing', 'running', 'orphaned'];
-export const POD_STATUSES = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'];
 
 /** The pod a `pod.*` event carries, with its `key` (`pod_key` in a created pod's short form). */
 export function podFromEvent(event: DroverEvent): (Partial<Pod> & { key: string }) | null {

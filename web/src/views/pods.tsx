@@ -5,7 +5,9 @@ import { navigate, useApp, useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
 import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
-import { ACTIVE, POD_STATUSES, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
+import { nameOf, useNames } from '../names.ts';
+import { POD_STATUSES } from '../../../src/protocol/enums.ts';
+import { ACTIVE, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
 
 const PAGE = 50;
 
@@ -42,6 +44,7 @@ function NewPodForm({ runners, onCreated }: { runners: Runner[]; onCreated: (key
     <form class="panel stack" aria-labelledby="new-pod" onSubmit={submit}>
       <h2 id="new-pod">New pod</h2>
       <div class="row">
+        {agents.length === 0 && <p class="hint">No runner advertises an agent yet. Start a runner on a machine with the agent's CLI installed (docs/runners.md); it lists the agents it finds.</p>}
         <label>
           Agent
           {agents.length ? (
@@ -90,6 +93,7 @@ function NewPodForm({ runners, onCreated }: { runners: Runner[]; onCreated: (key
 export function PodsView() {
   const { scopes } = useApp();
   const canWrite = useCan('pods:write');
+  const names = useNames();
   const [pods, setPods] = useState<PodItem[]>([]);
   const [total, setTotal] = useState(0);
   const [status, setStatus] = useState('');
@@ -180,7 +184,7 @@ export function PodsView() {
                 </td>
                 <td>{pod.agent_slug}</td>
                 <td class="prompt hide-narrow">{pod.prompt}</td>
-                <td class="hide-narrow">{pod.runner_id === null ? '—' : <a href={`#/runners/${pod.runner_id}`}>{pod.runner_id}</a>}</td>
+                <td class="hide-narrow">{pod.runner_id === null ? '—' : <a href={`#/runners/${pod.runner_id}`}>{nameOf(names.runners, pod.runner_id)}</a>}</td>
                 <td class="hide-narrow">{formatTime(pod.created_at)}</td>
               </tr>
             ))}
@@ -188,7 +192,7 @@ export function PodsView() {
         </table>
       </div>
       <p class="hint">
-        {pods.length} of {total} shown, newest first.
+        {pods.length ? `${pods.length} of ${total} shown, newest first.` : status ? `No ${status} pods.` : 'No pods yet. New pod starts an agent on a runner; a loop or a ticket\'s "Run an agent" starts them too.'}
       </p>
       <section class="panel" aria-labelledby="durations">
         <h2 id="durations">Pod durations</h2>

@@ -3,30 +3,22 @@ import { ApiError, api } from '../api.ts';
 import { useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { scopeReason } from '../scopes.ts';
-import { Terminal } from '../terminal.tsx';
+import { PodOutput } from './pod-output.tsx';
 import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
+import { DeliveryPanel } from './delivery.tsx';
+import { RunDeliveries, type CallbackDelivery } from './run-deliveries.tsx';
 import { UsageFacts } from './pod.tsx';
 import { ACTIVE_RUNS, type Run } from './loops-model.ts';
-
-interface Delivery {
-  id: number;
-  url: string;
-  status: string;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  created_at: string;
-  attempts: Array<{ attempt: number; attempted_at: string; status_code: number | null; error: string | null; duration_ms: number | null }>;
-}
 
 export function RunPage({ slug, runId }: { slug: string; runId: number }) {
   const canWrite = useCan('loops:write');
   const canPods = useCan('pods:read');
   const [run, setRun] = useState<Run | null>(null);
-  const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
+  const [deliveries, setDeliveries] = useState<CallbackDelivery[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const base = `/loops/${encodeURIComponent(slug)}/runs/${runId}`;
   const loadDeliveries = () =>
-    api<{ deliveries: Delivery[] }>('GET', `${base}/deliveries`).then(
+    api<{ deliveries: CallbackDelivery[] }>('GET', `${base}/deliveries`).then(
       (r) => setDeliveries(r.deliveries),
       (e) => setDeliveries(e instanceof ApiError && e.status === 404 ? [] : null),
     );
@@ -35,6 +27,13 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
     void loadDeliveries();
   };
   useEffect(load, [slug, runId]);
+  // A retry is due at a known time and no event announces its outcome: read the deliveries then.
+  useEffect(() => {
+    const due = (deliveries ?? []).filter((d) => d.status === 'pending' && d.next_attempt_at).map((d) => Date.parse(d.next_attempt_at!));
+    if (due.length === 0) return;
+    const timer = setTimeout(() => void loadDeliveries(), Math.max(1000, Math.min(...due) - Date.now() + 1000));
+    return () => clearTimeout(timer);
+  }, [deliveries]);
   useEvents(['run.'], (event) => {
     if (event.type === 'reset') return load();
     const changed = resourceOf<Run>(event, 'run');
@@ -57,7 +56,8 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
       </p>
       <div class="view-head">
         <h1 id="run-title">
-          Run #{run?.run_number ?? runId} of {slug}
+          Run {runId} of {slug}
+          {run && <span class="hint"> (#{run.run_number} of this loop)</span>}
         </h1>
         {run && ACTIVE_RUNS.includes(run.status) && (
           <Guarded allowed={canWrite} reason={scopeReason('loops:write')} class="danger" onClick={cancel}>
@@ -110,45 +110,15 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
           <pre class="terminal">{run.resolved_prompt}</pre>
         </details>
       )}
-      <h2>Output</h2>
-      {run?.pod_key && canPods ? <Terminal podKey={run.pod_key} /> : <p class="hint">{run?.pod_key ? scopeReason('pods:read') : 'No pod yet.'}</p>}
+      {run?.pod_key && canPods ? <PodOutput podKey={run.pod_key} /> : <p class="hint">{run?.pod_key ? scopeReason('pods:read') : 'No pod yet.'}</p>}
       {run?.result && (
         <section class="panel">
           <h2>Result</h2>
           <p class="message content">{run.result}</p>
         </section>
       )}
-      {deliveries && deliveries.length > 0 && (
-        <section aria-labelledby="deliveries-title">
-          <h2 id="deliveries-title">Callback deliveries</h2>
-          <div class="table-wrap">
-            <table aria-label="Callback deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">Delivery</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Response</th>
-                  <th scope="col" class="hide-narrow">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.map((d) => (
-                  <tr>
-                    <td>{d.id}</td>
-                    <td>
-                      <Status value={String(d.status)} />
-                    </td>
-                    <td>{d.attempt_count}</td>
-                    <td>{d.attempts.length ? (d.attempts[0].status_code ?? d.attempts[0].error ?? '—') : d.next_attempt_at ? `next ${formatTime(d.next_attempt_at)}` : '—'}</td>
-                    <td class="hide-narrow">{formatTime(d.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
-      )}
+      {run?.delivery && <DeliveryPanel delivery={run.delivery} />}
+      {deliveries && <RunDeliveries base={base} deliveries={deliveries} canWrite={canWrite} hasCallback={!!run && run.callback_status !== 'none'} onChanged={() => void loadDeliveries()} onError={setError} />}
     </section>
   );
 }

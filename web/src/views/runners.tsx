@@ -54,6 +54,7 @@ export function RunnersView() {
               <th scope="col">Status</th>
               <th scope="col">Load</th>
               <th scope="col">Sandbox</th>
+              <th scope="col">Labels</th>
               <th scope="col" class="hide-narrow">Agents</th>
               <th scope="col" class="hide-narrow">Last heartbeat</th>
             </tr>
@@ -71,6 +72,7 @@ export function RunnersView() {
                   <Load runner={r} />
                 </td>
                 <td>{r.sandbox ?? '—'}</td>
+                <td data-testid="runner-labels">{r.labels.length ? r.labels.map((l) => <span class="tag label">{l}</span>) : '—'}</td>
                 <td class="hide-narrow">
                   <Agents runner={r} />
                 </td>
@@ -80,7 +82,11 @@ export function RunnersView() {
           </tbody>
         </table>
       </div>
-      {runners.length === 0 && <p class="hint">No runner has registered yet.</p>}
+      {runners.length === 0 && (
+        <p class="hint">
+          No runner has registered yet. Pods need one: create a registration token (<code>npx drover admin runner-tokens create</code>), then start <code>drover runner</code> on a machine with the agents' CLIs (docs/runners.md), or run <code>drover serve</code> with its local runner.
+        </p>
+      )}
     </section>
   );
 }
@@ -169,6 +175,7 @@ export function RunnerPage({ id }: { id: number }) {
           </tbody>
         </table>
       </div>
+      {pods.length === 0 && <p class="hint">No pod has run on this runner yet.</p>}
     </section>
   );
 }

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { scopeReason } from '../scopes.ts';
-import { Dialog, ErrorBanner, Guarded, formatTime } from '../ui.tsx';
-import { PRIORITIES, STATUSES, STATUS_LABELS, TYPES, type Ticket } from './tickets-model.ts';
+import { useNames } from '../names.ts';
+import { AssigneePicker, Dialog, ErrorBanner, Guarded, formatTime } from '../ui.tsx';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../../src/protocol/enums.ts';
+import { STATUS_LABELS, type Ticket } from './tickets-model.ts';
 
 interface Draft {
   type: string;
@@ -18,6 +20,7 @@ const blank: Draft = { type: 'task', title: '', description: '', priority: 'medi
 
 /** Create a ticket (slug null) or show and edit one. */
 export function TicketDialog(props: { slug: string | null; canWrite: boolean; onClose: () => void; onSaved: (ticket: Ticket | null) => void }) {
+  const names = useNames();
   const [draft, setDraft] = useState<Draft>(blank);
   const [ticket, setTicket] = useState<Ticket | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -70,7 +73,7 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
           <label>
             Type
             <select {...field('type')}>
-              {TYPES.map((t) => (
+              {TICKET_TYPES.map((t) => (
                 <option value={t}>{t}</option>
               ))}
             </select>
@@ -78,7 +81,7 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
           <label>
             Priority
             <select {...field('priority')}>
-              {PRIORITIES.map((p) => (
+              {TICKET_PRIORITIES.map((p) => (
                 <option value={p}>{p}</option>
               ))}
             </select>
@@ -86,7 +89,7 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
           <label>
             Status
             <select {...field('status')}>
-              {STATUSES.map((s) => (
+              {TICKET_STATUSES.map((s) => (
                 <option value={s}>{STATUS_LABELS[s]}</option>
               ))}
             </select>
@@ -102,8 +105,8 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
             <input {...field('labels')} />
           </label>
           <label>
-            Assignee id
-            <input inputMode="numeric" {...field('assignee')} />
+            Assignee
+            <AssigneePicker users={names.users} value={draft.assignee} onChange={(assignee) => setDraft({ ...draft, assignee })} empty="Nobody" disabled={!props.canWrite} />
           </label>
         </div>
         {ticket && (

@@ -1,8 +1,7 @@
-export const STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
-export type TicketStatus = (typeof STATUSES)[number];
+import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketStatus } from '../../../src/protocol/enums.ts';
+
+export type { TicketStatus };
 export const STATUS_LABELS: Record<TicketStatus, string> = { backlog: 'Backlog', todo: 'Todo', in_progress: 'In progress', in_review: 'In review', done: 'Done' };
-export const TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
-export const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 
 export interface Card {
   id: number;
@@ -31,11 +30,11 @@ export interface Filters {
 
 export type Columns = Record<TicketStatus, { total: number; cards: Card[] }>;
 
-export const emptyColumns = (): Columns => Object.fromEntries(STATUSES.map((s) => [s, { total: 0, cards: [] }])) as unknown as Columns;
+export const emptyColumns = (): Columns => Object.fromEntries(TICKET_STATUSES.map((s) => [s, { total: 0, cards: [] }])) as unknown as Columns;
 
 /** The board's order: urgent first, then newest (higher id) first. */
 export function byBoardOrder(a: Card, b: Card): number {
-  const rank = (c: Card) => PRIORITIES.indexOf(c.priority as (typeof PRIORITIES)[number]);
+  const rank = (c: Card) => TICKET_PRIORITIES.indexOf(c.priority as (typeof TICKET_PRIORITIES)[number]);
   return rank(b) - rank(a) || b.id - a.id;
 }
 
@@ -53,7 +52,7 @@ export function matches(ticket: Ticket, f: Filters): boolean {
 /** Columns with `ticket` placed in its status column (and out of any other), totals kept. */
 export function placeTicket(columns: Columns, ticket: Card | null, slug: string, previous: TicketStatus | null): Columns {
   const next = { ...columns };
-  for (const status of STATUSES) {
+  for (const status of TICKET_STATUSES) {
     const column = next[status];
     const had = column.cards.some((c) => c.slug === slug);
     if (had || status === previous) {
@@ -68,5 +67,5 @@ export function placeTicket(columns: Columns, ticket: Card | null, slug: string,
 }
 
 export function statusOf(columns: Columns, slug: string): TicketStatus | null {
-  return STATUSES.find((s) => columns[s].cards.some((c) => c.slug === slug)) ?? null;
+  return TICKET_STATUSES.find((s) => columns[s].cards.some((c) => c.slug === slug)) ?? null;
 }

@@ -1,3 +1,4 @@
+import { RUN_STATUSES } from '../../../protocol/enums.ts';
 import { ORG_BASE, type Answer, type DroverClient, type Schemas, type paths } from '../../../client/index.ts';
 
 type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['requestBody']>['content']['application/json'];
@@ -5,7 +6,6 @@ type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put'
 import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, toInteger, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 
-const RUN_STATUSES = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'] as const;
 const ACTIVE = new Set(['queued', 'pending', 'running']);
 
 const loopColumns: Column<Schemas['Loop']>[] = [
@@ -14,7 +14,7 @@ const loopColumns: Column<Schemas['Loop']>[] = [
   { header: 'AGENT', value: (l) => l.agent_slug ?? l.custom_agent_slug },
   { header: 'CRON', value: (l) => (l.cron_expression ? `${l.cron_expression} (${l.cron_timezone})` : null) },
   { header: 'NEXT RUN', value: (l) => when(l.next_run_at) },
-  { header: 'RUNS', value: (l) => `${l.total_runs} (${l.successful_runs} ok, ${l.failed_runs} failed, ${l.active_run_count} active)` },
+  { header: 'RUNS', value: (l) => `${l.total_runs} (${l.successful_runs} ok, ${l.failed_runs} failed, ${l.cancelled_runs} cancelled, ${l.active_run_count} active)` },
   { header: 'NAME', value: (l) => l.name, max: 40 },
 ];
 

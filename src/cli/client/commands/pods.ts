@@ -1,12 +1,11 @@
 import fs from 'node:fs';
+import { POD_STATUSES } from '../../../protocol/enums.ts';
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { followOutput } from '../../../client/sse.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 import { podOutputPrinter, showPodOutput } from '../terminal.ts';
 import { followTranscript, podAgent, printTranscript, transcriptOptions, transcriptWanted } from '../transcript-view.ts';
-
-export const POD_STATUSES = ['initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'] as const;
 
 export const podColumns: Column<Schemas['PodListItem'] | Schemas['RunnerPodItem']>[] = [
   { header: 'KEY', value: (p) => p.key },

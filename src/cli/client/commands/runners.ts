@@ -1,7 +1,8 @@
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { defined, pageOptions, pageQuery, read, toInteger, type Command, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
-import { POD_STATUSES, podColumns } from './pods.ts';
+import { POD_STATUSES } from '../../../protocol/enums.ts';
+import { podColumns } from './pods.ts';
 
 const runnerColumns: Column<Schemas['Runner']>[] = [
   { header: 'ID', value: (r) => r.id },

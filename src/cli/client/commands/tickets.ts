@@ -1,10 +1,8 @@
 import { ORG_BASE, type Schemas } from '../../../client/index.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../../protocol/enums.ts';
 import { UsageError, defined, pageOptions, pageQuery, read, type Command } from '../framework.ts';
 import { pageNote, record, show, table, type Column } from '../output.ts';
 
-const TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
-const STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
-const PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 
 const columns: Column<Schemas['TicketListItem']>[] = [
   { header: 'SLUG', value: (t) => t.slug },
@@ -21,10 +19,10 @@ const message = (data: { message: string }) => `${data.message}\n`;
 
 const fieldOptions = {
   title: { type: 'string', value: 'TITLE', description: 'title, 1–500 characters' },
-  type: { type: 'string', value: 'TYPE', description: TYPES.join(', ') },
+  type: { type: 'string', value: 'TYPE', description: TICKET_TYPES.join(', ') },
   description: { type: 'string', value: 'TEXT', description: 'description' },
-  priority: { type: 'string', value: 'PRIORITY', description: PRIORITIES.join(', ') },
-  status: { type: 'string', value: 'STATUS', description: STATUSES.join(', ') },
+  priority: { type: 'string', value: 'PRIORITY', description: TICKET_PRIORITIES.join(', ') },
+  status: { type: 'string', value: 'STATUS', description: TICKET_STATUSES.join(', ') },
   assignee: { type: 'string', value: 'USER_ID', description: 'assignee (a user id)' },
   label: { type: 'string', multiple: true, value: 'LABEL', description: 'a label' },
   parent: { type: 'string', value: 'SLUG', description: 'parent ticket' },
@@ -35,8 +33,8 @@ export const ticketCommands: Command[] = [
     name: 'tickets list',
     summary: 'List tickets, newest first.',
     options: {
-      status: { type: 'string', value: 'STATUS', description: STATUSES.join(', ') },
-      type: { type: 'string', value: 'TYPE', description: TYPES.join(', ') },
+      status: { type: 'string', value: 'STATUS', description: TICKET_STATUSES.join(', ') },
+      type: { type: 'string', value: 'TYPE', description: TICKET_TYPES.join(', ') },
       label: { type: 'string', multiple: true, value: 'LABEL', description: 'only tickets with this label' },
       assignee: { type: 'string', value: 'USER_ID', description: 'only tickets assigned to this user' },
       repository: { type: 'string', value: 'ID', description: 'only tickets of this repository' },
@@ -47,8 +45,8 @@ export const ticketCommands: Command[] = [
       const client = ctx.client();
       const labels = read.strings(p, 'label');
       const query = defined({
-        status: read.oneOf(p, 'status', STATUSES),
-        type: read.oneOf(p, 'type', TYPES),
+        status: read.oneOf(p, 'status', TICKET_STATUSES),
+        type: read.oneOf(p, 'type', TICKET_TYPES),
         labels: labels.length > 0 ? labels.join(',') : undefined,
         assignee_id: read.integer(p, 'assignee', 1),
         repository_id: read.integer(p, 'repository', 1),
@@ -76,7 +74,7 @@ export const ticketCommands: Command[] = [
     examples: ["drover tickets create --type bug --title 'Login fails' --priority high --label auth --label web"],
     async run(ctx, p) {
       const client = ctx.client();
-      const type = read.oneOf(p, 'type', TYPES);
+      const type = read.oneOf(p, 'type', TICKET_TYPES);
       const title = read.string(p, 'title');
       if (!type || title === undefined) throw new UsageError('--type and --title are required');
       const labels = read.strings(p, 'label');
@@ -84,8 +82,8 @@ export const ticketCommands: Command[] = [
         type,
         title,
         description: read.string(p, 'description'),
-        priority: read.oneOf(p, 'priority', PRIORITIES),
-        status: read.oneOf(p, 'status', STATUSES),
+        priority: read.oneOf(p, 'priority', TICKET_PRIORITIES),
+        status: read.oneOf(p, 'status', TICKET_STATUSES),
         assignee_id: read.integer(p, 'assignee', 1),
         labels: labels.length > 0 ? labels : undefined,
         parent_slug: read.string(p, 'parent'),
@@ -105,10 +103,10 @@ export const ticketCommands: Command[] = [
       const labels = read.strings(p, 'label');
       const body = defined({
         title: read.string(p, 'title'),
-        type: read.oneOf(p, 'type', TYPES),
+        type: read.oneOf(p, 'type', TICKET_TYPES),
         description: read.stringOrNone(p, 'description'),
-        priority: read.oneOf(p, 'priority', PRIORITIES),
-        status: read.oneOf(p, 'status', STATUSES),
+        priority: read.oneOf(p, 'priority', TICKET_PRIORITIES),
+        status: read.oneOf(p, 'status', TICKET_STATUSES),
         assignee_id: read.integerOrNone(p, 'assignee'),
         labels: read.flag(p, 'clear-labels') ? [] : labels.length > 0 ? labels : undefined,
         parent_slug: read.stringOrNone(p, 'parent'),
@@ -125,9 +123,9 @@ export const ticketCommands: Command[] = [
     async run(ctx, p) {
       const client = ctx.client();
       const [slug, status] = p.positionals;
-      if (!(STATUSES as readonly string[]).includes(status)) throw new UsageError(`STATUS must be one of ${STATUSES.join(', ')}, got "${status}"`);
+      if (!(TICKET_STATUSES as readonly string[]).includes(status)) throw new UsageError(`STATUS must be one of ${TICKET_STATUSES.join(', ')}, got "${status}"`);
       const path = { ...client.path, slug };
-      show(ctx, await client.call(client.api.PATCH(`${ORG_BASE}/tickets/{slug}/status`, { params: { path }, body: { status: status as (typeof STATUSES)[number] } })), message);
+      show(ctx, await client.call(client.api.PATCH(`${ORG_BASE}/tickets/{slug}/status`, { params: { path }, body: { status: status as (typeof TICKET_STATUSES)[number] } })), message);
     },
   },
   {

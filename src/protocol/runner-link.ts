@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Type, type Static, type TSchema } from 'typebox';
+import { DeliverSpec, DeliveryReport } from './delivery.ts';
 
 /**
  * The runner link: JSON text frames over one WebSocket dialled by the runner. Every message is
@@ -45,6 +46,8 @@ export const PodOutcome = Type.Object(
     /** The agent's final message (at most 64 KiB of UTF-8, i.e. at most 65,536 characters). */
     result: Type.Optional(Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()])),
     usage: Type.Optional(Type.Union([PodUsage, Type.Null()])),
+    /** What became of the pod's work (a pod with a repository); null or absent: nothing delivered. */
+    delivery: Type.Optional(Type.Union([DeliveryReport, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -100,6 +103,7 @@ export const PodSpec = Type.Object(
     iteration_timeout_sec: Type.Integer(),
     repo: Type.Union([Type.Object({ url: Type.String(), token: Type.Union([Type.String(), Type.Null()]), default_branch: Type.String() }), Type.Null()]),
     branch: Type.Union([Type.String(), Type.Null()]),
+    deliver: Type.Optional(DeliverSpec),
     credentials: Type.Array(Type.String()),
     /** The agentfile's `ENV` variables (optional: a server of an earlier version sends none). */
     agent_env: Type.Optional(Type.Record(Type.String(), Type.String())),
@@ -198,3 +202,6 @@ export function sendCoalesced(socket: { send(data: string): void }, data: string
   }
   socket.send(data);
 }
+
+/** What `drover serve`'s own runner, a child process, tells its parent over the IPC channel. */
+export type LocalRunnerMessage = { t: 'connected'; runner_id: number };

@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { DomainContext } from '../domain/context.ts';
+import type { LocalRunnerMessage } from '../protocol/runner-link.ts';
 import { issueRegistrationToken } from '../domain/runners/registration-tokens.ts';
 import { findOrgBySlug } from '../store/orgs.ts';
 import { packageFile } from '../paths.ts';
-import { EXIT_REVOKED } from './daemon.ts';
+import { EXIT_REVOKED } from '../runner/daemon.ts';
 
 const DROVER_BIN = packageFile('bin/drover.mjs');
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -16,8 +17,6 @@ const MAX_RESTART_DELAY_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
 
 /** What the embedded runner tells `drover serve` over its IPC channel (see src/cli/runner.ts). */
-export type LocalRunnerMessage = { t: 'connected'; runner_id: number };
-
 export interface LocalRunnerOptions {
   dataDir: string;
   serverUrl: string;

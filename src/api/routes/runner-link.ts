@@ -1,14 +1,14 @@
 import type {} from '@fastify/websocket';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { DomainContext } from '../domain/context.ts';
-import { authenticateRunner, registerRunner } from '../domain/runners/service.ts';
-import { AppError } from '../errors.ts';
-import type { RunnerRow } from '../store/schema-runners.ts';
-import { Text, errorResponses } from '../api/schemas/common.ts';
-import { countingFailures, type RateLimits } from '../api/plugins/rate-limit.ts';
-import type { RunnerGateway } from './links.ts';
-import { RunnerInfo } from './protocol.ts';
+import type { DomainContext } from '../../domain/context.ts';
+import { authenticateRunner, registerRunner } from '../../domain/runners/service.ts';
+import { AppError } from '../../errors.ts';
+import type { RunnerRow } from '../../store/schema-runners.ts';
+import { Text, errorResponses } from '../schemas/common.ts';
+import { countingFailures, type RateLimits } from '../plugins/rate-limit.ts';
+import type { RunnerGateway } from '../../gateway/links.ts';
+import { RunnerInfo } from '../../protocol/runner-link.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

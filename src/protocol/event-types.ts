@@ -1,4 +1,4 @@
-import type { Scope } from '../domain/auth/scopes.ts';
+import type { Scope } from './scopes.ts';
 
 /** The event types of contract §11 and the scope that lets a key receive each. */
 export const EVENT_SCOPES = {

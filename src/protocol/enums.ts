@@ -1,0 +1,33 @@
+/**
+ * The closed value sets the API, the store, the CLI, the MCP server and the dashboard all speak.
+ * Each list is defined once here; the database types, the TypeBox schemas and the client-side
+ * filters take it from here, so a new status cannot reach one side and not the other.
+ */
+
+export const POD_STATUSES = ['queued', 'initializing', 'running', 'completed', 'failed', 'terminated', 'orphaned'] as const;
+export type PodStatus = (typeof POD_STATUSES)[number];
+
+export const RUN_STATUSES = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const TICKET_TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
+export const TICKET_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
+export const TICKET_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export type TicketType = (typeof TICKET_TYPES)[number];
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+
+export const EXECUTION_MODES = ['direct', 'autopilot'] as const;
+export const SANDBOX_STRATEGIES = ['persistent', 'fresh'] as const;
+export const CONCURRENCY_POLICIES = ['skip', 'queue', 'replace'] as const;
+
+/**
+ * Who sent a message: `api` (an API key), `agent` (a pod token, with its pod) or `system`
+ * (the service itself, e.g. "pod p-… finished").
+ */
+export const SENDER_TYPES = ['api', 'user', 'agent', 'system'] as const;
+export type SenderType = (typeof SENDER_TYPES)[number];
+
+/** The built-in agents (src/agents/builtin.ts describes each); the dashboard's loop form offers them. */
+export const BUILTIN_AGENT_SLUGS = ['claude-code', 'codex', 'gemini-cli', 'aider', 'opencode', 'shell'] as const;
+export type BuiltinAgentSlug = (typeof BUILTIN_AGENT_SLUGS)[number];

@@ -1,0 +1,182 @@
+/**
+ * `CONFIG deliver = merge_request` with REAL processes on every database: repositories served over
+ * smart HTTP on loopback (`git http-backend`, requiring the token) and a stand-in of the providers'
+ * REST APIs (GitHub, GitLab and Gitea shapes). The push carries the token, one request is opened,
+ * a second delivery to the same branch updates it, the ticket moves to in_review and lists it, and
+ * the pod never holds the token.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
+import { basicAuth, gitHttpServer } from '../helpers/git-http.ts';
+import { ORG, podClient } from '../helpers/pod-client.ts';
+import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { createProcessTestDatabase, http as request, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+
+const ADMIN_TOKEN = 'drvadm_delivery_mr_admin_token_0123456789abcdefgh';
+const TOKEN = 'ghp_DeliveryTokenOfTheRepo_77aa';
+const PROVIDERS = ['github', 'gitlab', 'gitea'] as const;
+
+interface Stored {
+  id: number;
+  branch: string;
+  base: string;
+  title: string;
+  body: string;
+  open: boolean;
+}
+
+/** The three providers' pull/merge request endpoints, over one in-memory list per provider. */
+function providerStandIn(calls: { provider: string; method: string; url: string; auth: string | undefined }[]) {
+  const stored: Record<string, Stored[]> = { github: [], gitlab: [], gitea: [] };
+  const shape = (provider: string, mr: Stored) =>
+    provider === 'gitlab'
+      ? { iid: mr.id, web_url: `http://mr.test/${provider}/${mr.id}`, state: mr.open ? 'opened' : 'closed', source_branch: mr.branch, target_branch: mr.base, title: mr.title }
+      : { number: mr.id, html_url: `http://mr.test/${provider}/${mr.id}`, state: mr.open ? 'open' : 'closed', head: { ref: mr.branch }, base: { ref: mr.base }, title: mr.title };
+  const server = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const provider = url.pathname.startsWith('/api/v4/') ? 'gitlab' : url.pathname.startsWith('/api/v1/') ? 'gitea' : 'github';
+      calls.push({ provider, method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization });
+      const expected = { github: `Bearer ${TOKEN}`, gitlab: `Bearer ${TOKEN}`, gitea: `token ${TOKEN}` }[provider];
+      if (req.headers.authorization !== expected) return void res.writeHead(401).end('{}');
+      const list = stored[provider];
+      const body = text ? (JSON.parse(text) as Record<string, string>) : {};
+      const send = (status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+      const one = /\/(?:pulls|merge_requests)\/(\d+)$/.exec(url.pathname);
+      if (req.method === 'GET') {
+        const branch = url.searchParams.get('source_branch') ?? url.searchParams.get('head')?.split(':')[1];
+        return send(200, list.filter((mr) => mr.open && (branch === undefined || mr.branch === branch)).map((mr) => shape(provider, mr)));
+      }
+      if (req.method === 'POST') {
+        const mr = { id: list.length + 1, branch: body.head ?? body.source_branch, base: body.base ?? body.target_branch, title: body.title, body: body.body ?? body.description, open: true };
+        list.push(mr);
+        return send(201, shape(provider, mr));
+      }
+      const mr = one ? list.find((m) => m.id === Number(one[1])) : undefined;
+      if (!mr) return send(404, {});
+      mr.title = body.title;
+      mr.body = body.body ?? body.description;
+      return send(200, shape(provider, mr));
+    });
+  });
+  return { server, stored };
+}
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let runner: RunnerProcess;
+  let scratch: string;
+  let served: string;
+  let apiKey: string;
+  const gitCalls: { url: string; auth: string | undefined; method: string }[] = [];
+  const apiCalls: { provider: string; method: string; url: string; auth: string | undefined }[] = [];
+  const standIn = providerStandIn(apiCalls);
+  const servers: http.Server[] = [standIn.server];
+  const c = podClient(
+    () => server.url,
+    () => apiKey,
+    ADMIN_TOKEN,
+  );
+
+  beforeAll(async () => {
+    database = await createProcessTestDatabase(kind);
+    scratch = tempDir('delivery-mr');
+    served = path.join(scratch, 'served');
+    fs.mkdirSync(served);
+    for (const provider of PROVIDERS) bareRepository(served, provider, { 'README.md': `${provider}\n` });
+    const gitServer = gitHttpServer({ root: () => served, token: TOKEN, onRequest: (req) => gitCalls.push({ url: req.url ?? '', auth: req.headers.authorization, method: req.method ?? '' }) });
+    servers.push(gitServer);
+    const gitBase = await listen(gitServer);
+    const apiBase = await listen(standIn.server);
+    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
+    apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
+    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'mr', env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' } });
+    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
+    const apiBases = { github: apiBase, gitlab: `${apiBase}/api/v4`, gitea: `${apiBase}/api/v1` };
+    for (const provider of PROVIDERS) {
+      const created = await request(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
+        bearer: ADMIN_TOKEN,
+        body: { name: provider, full_name: 'acme/app', provider, url: `${gitBase}/${provider}.git`, default_branch: 'main', token: TOKEN, api_base_url: apiBases[provider], ticket_prefix: provider.toUpperCase().slice(0, 4) },
+      });
+      expect(created.status, created.text).toBe(201);
+    }
+  });
+
+  afterAll(async () => {
+    await runner?.stop();
+    await server?.stop();
+    for (const s of servers) s.close();
+    await database?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const settledWithMr = async (key: string) =>
+    waitFor(
+      async () => {
+        const pod = (await c.getPod(key)) as unknown as { status: string; delivery: { status: string; branch: string; merge_request: { id: number; url: string; state: string } | null; error: string | null } | null };
+        const d = pod.delivery;
+        return d && d.status !== 'pending' && (d.merge_request !== null || d.error !== null || d.status !== 'pushed') ? pod : undefined;
+      },
+      { timeout: 60_000, what: `pod ${key} delivered with its merge request` },
+    );
+
+  it.each(PROVIDERS)('%s: push with the token, one request opened, a second delivery updates it, the ticket is in review and lists it', async (provider) => {
+    const ticket = await c.api('POST', `${ORG}/tickets`, { title: 'Discount is wrong', type: 'bug' });
+    expect(ticket.status, ticket.text).toBe(201);
+    const slug = (ticket.body as { ticket: { slug: string } }).ticket.slug;
+    const leakCheck = `env | grep -q '${TOKEN.slice(4)}' && echo LEAK; grep -rqs '${TOKEN.slice(4)}' "$HOME" .git && echo LEAK; true`;
+    const first = await c.launch({
+      agent_slug: 'shell',
+      ticket_slug: slug,
+      agentfile_layer: ['REPO ' + provider, 'CONFIG deliver = merge_request', 'PROMPT <<END', leakCheck, 'git checkout -q -b fix/discount', 'echo one > one.txt', 'END'].join('\n'),
+    });
+    const a = await settledWithMr(first);
+    expect(a.delivery, JSON.stringify(a)).toMatchObject({ status: 'pushed', branch: 'fix/discount', error: null, merge_request: { id: 1, url: `http://mr.test/${provider}/1`, state: 'opened' } });
+    expect(await c.output(first)).not.toContain('LEAK');
+    const bare = path.join(served, `${provider}.git`);
+    expect(fixtureGit(scratch, `--git-dir=${bare}`, 'show', 'fix/discount:one.txt')).toBe('one');
+    // Every request of the push carried the token; the provider saw one request opened.
+    const pushes = gitCalls.filter((call) => call.url.startsWith(`/${provider}.git/git-receive-pack`));
+    expect(pushes.length).toBeGreaterThan(0);
+    expect(pushes.every((call) => call.auth === basicAuth(TOKEN))).toBe(true);
+    expect(standIn.stored[provider]).toHaveLength(1);
+    expect(standIn.stored[provider][0]).toMatchObject({ branch: 'fix/discount', base: 'main', title: `${slug}: Discount is wrong` });
+    expect(standIn.stored[provider][0].body).toContain(first);
+
+    // A second pod on that branch: its work is pushed on top, and the same request is updated.
+    const second = await c.launch({
+      agent_slug: 'shell',
+      ticket_slug: slug,
+      agentfile_layer: ['REPO ' + provider, 'BRANCH fix/discount', 'CONFIG deliver = merge_request', 'PROMPT "echo two > two.txt"'].join('\n'),
+    });
+    const b = await settledWithMr(second);
+    expect(b.delivery).toMatchObject({ status: 'pushed', branch: 'fix/discount', merge_request: { id: 1 } });
+    expect(standIn.stored[provider]).toHaveLength(1);
+    expect(standIn.stored[provider][0].body).toContain(second);
+    expect(fixtureGit(scratch, `--git-dir=${bare}`, 'log', '--format=%s', 'main..fix/discount').split('\n')).toHaveLength(2);
+
+    const shown = await waitFor(
+      async () => {
+        const got = await c.api('GET', `${ORG}/tickets/${slug}`);
+        const t = (got.body as { ticket: { status: string; pods: { key: string; delivery: unknown }[]; merge_requests: unknown[] } }).ticket;
+        return t.status === 'in_review' ? t : undefined;
+      },
+      { what: 'the ticket in review' },
+    );
+    expect(shown.pods.map((p) => p.key)).toEqual([second, first]);
+    expect(shown.merge_requests).toEqual([{ id: 1, url: `http://mr.test/${provider}/1`, state: 'opened', branch: 'fix/discount' }]);
+  });
+});

@@ -1,0 +1,33 @@
+import type { Actor } from './pods-model.ts';
+import type { Delivery, MergeRequest } from './delivery.tsx';
+import type { Ticket } from './tickets-model.ts';
+
+/** A ticket's pod as `GET /tickets/:slug` lists it (delivery work), or as a pod event carries it. */
+export interface TicketPod {
+  key: string;
+  status: string;
+  agent_slug: string;
+  created_at: string;
+  delivery?: Delivery | null;
+  updated_at?: string;
+}
+
+/** The ticket page's ticket: its fields and what the delivery and people work add when present. */
+export interface TicketDetail extends Ticket {
+  repository_id: number | null;
+  pods?: TicketPod[];
+  merge_requests?: MergeRequest[];
+  created_by?: Actor | null;
+  updated_by?: Actor | null;
+}
+
+/** The prompt a "Run an agent" form starts with: the ticket, as an agent needs it. */
+export function ticketPrompt(ticket: Pick<Ticket, 'slug' | 'title' | 'description'>): string {
+  return [`Work on ticket ${ticket.slug}: ${ticket.title}`, ticket.description ?? ''].filter(Boolean).join('\n\n');
+}
+
+/** Inserts or updates a pod in a newest-first list. */
+export function upsertPod(pods: TicketPod[], pod: TicketPod): TicketPod[] {
+  if (pods.some((p) => p.key === pod.key)) return pods.map((p) => (p.key === pod.key ? { ...p, ...pod } : p));
+  return [pod, ...pods];
+}
