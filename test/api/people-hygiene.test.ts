@@ -30,7 +30,7 @@ describe.each(DATABASES)('people hygiene on %s', (kind) => {
   });
   afterAll(async () => {
     await t?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   describe('local repository paths', () => {

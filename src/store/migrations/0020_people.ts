@@ -30,7 +30,6 @@ export function people(kind: DatabaseKind) {
       await db.schema.alterTable('loop_runs').addColumn('triggered_by', 'text').execute();
       await db.schema.alterTable('channel_messages').addColumn('sender', 'text').execute();
       await db.schema.createIndex('api_keys_user').on('api_keys').columns(['org_id', 'user_id']).execute();
-      await db.schema.createIndex('pods_org_ticket').on('pods').columns(['org_id', 'ticket_slug', 'id']).execute();
       await idColumn(kind, db.schema.createTable('presets'))
         .addColumn('org_id', 'bigint', (c) => c.notNull())
         .addColumn('name', 'text', (c) => c.notNull())
