@@ -27,7 +27,7 @@ export default tseslint.config(
   },
   {
     // Generated from the OpenAPI document; files still waiting for their split by concern.
-    files: ['src/client/schema.ts', 'src/runner/daemon.ts', 'src/runner/supervisor.ts', 'src/gateway/links.ts', 'src/domain/loops/runs.ts'],
+    files: ['src/client/schema.ts', 'src/gateway/links.ts'],
     rules: { 'max-lines': 'off' },
   },
 );

@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/serve/build-app.ts';
 import * as admin from '../src/domain/admin/service.ts';
 import { SCOPES } from '../src/protocol/scopes.ts';
 import { SecretBox } from '../src/domain/secrets.ts';

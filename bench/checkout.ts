@@ -2,7 +2,7 @@
  * Checkout bench: `npx tsx bench/checkout.ts` (or `run()` from another script).
  *
  * What a pod's checkout costs on a repository of 5,000 files (BENCH_CHECKOUT_FILES), now that each
- * pod gets a repository of its own (contract §9 "Git") that borrows the runner's clone cache's
+ * pod gets a repository of its own (docs/runners.md "Git") that borrows the runner's clone cache's
  * objects read-only instead of being a worktree of it. The WorkspaceManager of the runner prepares
  * and releases workspaces for BENCH_CHECKOUT_PODS (20) pods one after another, on a warm cache (the
  * first prepare, which clones, is reported apart), and the disk each checkout's `.git` takes is

@@ -1,5 +1,5 @@
 /**
- * Wall time of a client command (contract §13): `drover tickets list` against a running `drover
+ * Wall time of a client command (docs/cli.md): `drover tickets list` against a running `drover
  * serve` (SQLite, 50 tickets), as a user types it: `node bin/drover.mjs tickets list`, one process
  * after another, from spawn to exit. Target: under 300 ms (median).
  *

@@ -1,5 +1,5 @@
 /**
- * The web dashboard (contract §14) on loopback: time to interactive of the board with 10,000
+ * The web dashboard (docs/dashboard.md) on loopback: time to interactive of the board with 10,000
  * tickets, and the JavaScript a first load transfers (budget 150 KB gzipped).
  *
  * `drover serve` (SQLite, no local runner) with 10,000 seeded tickets; a real Chromium

@@ -1,5 +1,5 @@
 /**
- * The event stream under load (contract §11): 1,000 concurrent SSE subscribers on one `drover
+ * The event stream under load (docs/events.md): 1,000 concurrent SSE subscribers on one `drover
  * serve` (SQLite) while tickets are created at 200/s.
  *
  * - Delivery latency: from the moment a ticket's POST answered (201) to the moment each

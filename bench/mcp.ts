@@ -1,5 +1,5 @@
 /**
- * Round trip of a tool call through `drover mcp` (contract §12), as an agent makes it: the MCP
+ * Round trip of a tool call through `drover mcp` (docs/mcp.md), as an agent makes it: the MCP
  * SDK's Client talking over stdio to one `drover mcp` process, which calls a running `drover serve`
  * (embedded SQLite, the default) with an API key. Measured from `callTool` to its answer, for
  * `channel_post` (a write) and `ticket_get` (a read), one call after another. Target: p50 < 15 ms.

@@ -1,4 +1,4 @@
-// Builds the web dashboard (contract §14) from its sources in <package>/web with esbuild, the way
+// Builds the web dashboard (docs/dashboard.md) from its sources in <package>/web with esbuild, the way
 // ./build.mjs builds the server: kept in <package>/.build/dashboard.{js,css} with a stamp of the
 // sources' contents, rebuilt only when they changed. `drover serve` calls dashboardAssets() at start
 // (unless DROVER_DASHBOARD=false) and serves the files from memory; no second server, no CDN.

@@ -8,8 +8,15 @@ import { entryModule } from './build.mjs';
 const CLIENT = new Set(['login', 'events', 'tickets', 'pods', 'loops', 'channels', 'runners', 'repos', 'help', '--help', '-h', undefined]);
 
 const argv = process.argv.slice(2);
+/** The command's first word, after the client options that may come before it (`--profile NAME`, `--json`). */
+function commandWord(args) {
+  let i = 0;
+  while (args[i] === '--json' || args[i] === '--profile' || args[i]?.startsWith('--profile=')) i += args[i] === '--profile' ? 2 : 1;
+  return args[i];
+}
 try {
-  const { main } = await import(await entryModule(argv[0] === 'mcp' ? 'mcp' : CLIENT.has(argv[0]) ? 'cli' : 'main'));
+  const word = commandWord(argv);
+  const { main } = await import(await entryModule(argv[0] === 'mcp' ? 'mcp' : CLIENT.has(word) ? 'cli' : 'main'));
   await main(argv);
 } catch (error) {
   // Configuration and start-up errors are one line for the operator, not a stack trace.

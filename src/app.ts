@@ -27,13 +27,11 @@ import { podRoutes } from './api/routes/pods.ts';
 import { loopRoutes } from './api/routes/loops.ts';
 import { loopDeliveryRoutes } from './api/routes/loop-deliveries.ts';
 import * as loopSchemas from './api/schemas/loops.ts';
-import { followPod } from './domain/loops/runs.ts';
-import { QueuePromoter } from './domain/pods/queue.ts';
 import { runnerRoutes } from './api/routes/runners.ts';
+import { usageRoutes } from './api/routes/usage.ts';
 import * as podSchemas from './api/schemas/pods.ts';
 import { Delivery } from './api/schemas/deliveries.ts';
-import { RunnerGateway } from './gateway/links.ts';
-import { InProcessNotifier, type RunnerNotifier } from './gateway/notifier.ts';
+import type { RunnerGateway } from './gateway/links.ts';
 import { runnerLinkRoutes } from './api/routes/runner-link.ts';
 import { channelRoutes } from './api/routes/channels.ts';
 import { adminRepositoryRoutes } from './api/routes/admin-repositories.ts';
@@ -43,10 +41,7 @@ import { repositoryRoutes } from './api/routes/repositories.ts';
 import { ticketRoutes } from './api/routes/tickets.ts';
 import { eventRoutes } from './api/routes/events.ts';
 import type { SseStream } from './api/sse.ts';
-import { EventHub } from './events/hub.ts';
-import { EventListener } from './events/listener.ts';
-import { PodOutputSignals } from './events/output-signals.ts';
-import { addEventSubscribers } from './metrics.ts';
+import type { EventHub } from './events/hub.ts';
 import * as adminSchemas from './api/schemas/admin.ts';
 import * as channelSchemas from './api/schemas/channels.ts';
 import { ErrorBody, JsonValue, NoQuery } from './api/schemas/common.ts';
@@ -54,19 +49,15 @@ import * as repositorySchemas from './api/schemas/repositories.ts';
 import * as ticketSchemas from './api/schemas/tickets.ts';
 import { buildSerializer } from './api/serialization.ts';
 import { validatorCompiler } from './api/validation.ts';
-import { Authenticator } from './domain/auth/authenticate.ts';
-import { CredentialStreams, type StreamCaps } from './domain/auth/credential-streams.ts';
 import { AppError } from './errors.ts';
 import type { DomainContext } from './domain/context.ts';
-import type { Quotas } from './domain/quotas/model.ts';
-import type { SecretBox } from './domain/secrets.ts';
-import type { Store } from './store/db.ts';
+import type { Runtime } from './serve/runtime.ts';
 
-/** DROVER_REQUEST_TIMEOUT_MS: a request's headers and body must arrive within this (contract §15). */
+/** DROVER_REQUEST_TIMEOUT_MS: a request's headers and body must arrive within this (docs/decisions.md). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-export interface AppOptions {
-  store: Store;
+/** How the HTTP app is set up; what it serves comes from the runtime (serve/runtime.ts). */
+export interface HttpOptions {
   adminToken: string;
   /** Requests per API key per minute (DROVER_RATE_LIMIT_PER_MINUTE); 0 turns it off. */
   rateLimitPerMinute: number;
@@ -84,27 +75,10 @@ export interface AppOptions {
   processMetrics?: boolean;
   /** A pino logger; tests run without one. */
   logger?: FastifyBaseLogger;
-  now?: () => number;
-  /** Encrypts stored repository tokens; without it, registering a repository with a token fails. */
-  secrets?: SecretBox;
-  /** Budget of one Git provider call (default 10 s). */
-  providerTimeoutMs?: number;
-  /** Carries "runner N has work" between replicas (default: in-process, for one replica). */
-  notifier?: RunnerNotifier;
-  /** The base URL agents call back on (DROVER_PUBLIC_URL); default: the address the server listens on. */
-  publicUrl?: string | null;
-  /** DROVER_DEFAULT_AGENT: the agent of loops that name none. */
-  defaultAgent?: string;
-  /** DROVER_WEBHOOK_ALLOW_PRIVATE: callback URLs may name private addresses. */
-  webhookAllowPrivate?: boolean;
-  /** Server-wide quota defaults (DROVER_ORG_MAX_*, DROVER_POD_OUTPUT_BYTES_PER_SEC); default: the built-in ones. */
-  quotas?: Quotas;
   /** The web dashboard's built assets, served at `/` (drover serve, unless DROVER_DASHBOARD=false); none: no dashboard. */
   dashboard?: DashboardAssets | null;
-  /** How often an SSE stream sends `: keepalive` (default 15 s, contract §11). */
+  /** How often an SSE stream sends `: keepalive` (default 15 s, docs/events.md). */
   eventKeepaliveMs?: number;
-  /** Concurrent streams per key and per organization (DROVER_MAX_STREAMS_PER_KEY, DROVER_MAX_STREAMS_PER_ORG); default 20 and 500. */
-  streamCaps?: StreamCaps;
 }
 
 declare module 'fastify' {
@@ -115,34 +89,13 @@ declare module 'fastify' {
 
 export const ORG_PREFIX = '/api/v1/ext/orgs/:org';
 
-/** Builds the whole HTTP app without listening: the server and the tests share it. */
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const notifier = options.notifier ?? new InProcessNotifier();
-  const outputSignals = new PodOutputSignals(options.store, (error) => app.log.warn({ err: error }, 'output notification failed'));
-  const events = new EventHub(options.store, (error) => app.log.error({ err: error }, 'reading the event log failed'), addEventSubscribers);
-  const ctx: DomainContext = {
-    store: options.store,
-    now: options.now ?? Date.now,
-    secrets: options.secrets,
-    providerTimeoutMs: options.providerTimeoutMs,
-    wakeRunner: (runnerId, pod) => gateway.wake(runnerId, pod),
-    runnerCommand: (runnerId, command) => gateway.command(runnerId, command),
-    podChanged: (pod) => followPod(ctx, pod),
-    slotFreed: (orgId) => podQueue.wake(orgId),
-    apiKeyRevoked: (keyId) => {
-      authenticator.forget(keyId);
-      credentialStreams.credentialEnded(keyId);
-    },
-    orgChanged: (orgId) => authenticator.forgetOrg(orgId),
-    defaultAgent: options.defaultAgent,
-    webhookAllowPrivate: options.webhookAllowPrivate,
-    quotas: options.quotas,
-    // One process (SQLite): the writer wakes this hub; with PostgreSQL every replica hears NOTIFY instead.
-    eventsWritten: options.store.kind === 'sqlite' ? (orgId) => events.wake(orgId) : undefined,
-    podOutputChanged: (podId) => outputSignals.appended(podId),
-  };
-  const authenticator = new Authenticator(ctx);
-  const credentialStreams = new CredentialStreams(ctx, options.streamCaps, (error) => app.log.warn({ err: error }, 'checking the credentials of open streams failed'));
+/**
+ * The Fastify app over a runtime, without listening: HTTP only (parsing, authentication, routes,
+ * rendering). Closing the app stops the runtime, after the requests in flight have finished.
+ */
+export async function createApp(runtime: Runtime, options: HttpOptions): Promise<FastifyInstance> {
+  const { ctx, gateway, events, outputSignals, authenticator, credentialStreams } = runtime;
+  const store = ctx.store;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -180,12 +133,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     origin = app.listeningOrigin;
     done();
   });
-  const podQueue = new QueuePromoter(() => ctx, app.log);
-  const gateway = new RunnerGateway(ctx, notifier, () => options.publicUrl ?? origin ?? app.listeningOrigin, app.log);
-  const metrics = new Metrics(options.store, ctx.now, options.processMetrics ?? false);
+  runtime.useOrigin(() => origin ?? app.listeningOrigin);
+  const metrics = new Metrics(store, ctx.now, options.processMetrics ?? false);
   app.decorate('drover', { ctx, gateway, metrics, events });
-  const eventListener = new EventListener(options.store, events, outputSignals, (error) => app.log.warn({ err: error }, 'event notifications: connection lost'));
-  await eventListener.start();
   const eventStreams = new Set<SseStream>();
   // Event streams never finish on their own: they end when closing starts, so the server can close.
   app.addHook('preClose', (done) => {
@@ -197,7 +147,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const shutdown = new ShutdownOrder(app, () => gateway.close());
   app.addHook('onClose', async () => {
     await gateway.close();
-    await podQueue.idle();
     // Bounded: a socket still finishing its handshake must not hold the exit back.
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 2_000);
@@ -206,9 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         resolve();
       });
     });
-    await notifier.close();
-    await eventListener.close();
-    credentialStreams.close();
+    await runtime.stop();
   });
 
   app.setValidatorCompiler(validatorCompiler);
@@ -251,14 +198,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
 
-  const limits = await registerRateLimits(app, options.store, {
+  const limits = await registerRateLimits(app, store, {
     perKeyPerMinute: options.rateLimitPerMinute,
     authFailuresPerMinute: options.authFailuresPerMinute ?? 0,
     registerPerMinute: options.registerPerMinute ?? 0,
     flushIntervalMs: options.rateLimitFlushMs,
   } satisfies RateLimitSettings);
 
-  await app.register(healthRoutes(options.store));
+  await app.register(healthRoutes(store));
   await app.register(async (operations) => {
     registerAdminAuth(operations, options.adminToken, limits);
     await operations.register(metricsRoutes(metrics));
@@ -287,6 +234,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await orgScoped.register(repositoryRoutes(ctx));
       await orgScoped.register(podRoutes(ctx));
       await orgScoped.register(runnerRoutes(ctx));
+      await orgScoped.register(usageRoutes(ctx));
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
       await orgScoped.register(whoamiRoutes());

@@ -22,9 +22,9 @@ export const ERROR_STATUS = {
   /** The request (headers and body) did not arrive in full within the request timeout. */
   REQUEST_TIMEOUT: 408,
   NO_WEBHOOK_EVENT: 409,
-  /** A pod token spawning below the deepest level allowed (contract §12). */
+  /** A pod token spawning below the deepest level allowed (docs/mcp.md). */
   SPAWN_DEPTH_EXCEEDED: 409,
-  /** A pod token spawning while its pod already has the most active children allowed (contract §12). */
+  /** A pod token spawning while its pod already has the most active children allowed (docs/mcp.md). */
   TOO_MANY_CHILDREN: 409,
   DELIVERY_PENDING: 409,
   PAYLOAD_TOO_LARGE: 413,

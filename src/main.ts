@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { unknownCommand } from './cli/suggest.ts';
 import { RUNNER_USAGE, SERVE_USAGE, TOP_USAGE } from './cli/usage.ts';
 
 const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
@@ -24,13 +25,13 @@ export async function main(argv: string[]): Promise<void> {
       if (wantsHelp(rest)) return void process.stdout.write(`${SERVE_USAGE}\n`);
       const values = parse(rest, { host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, 'no-local-runner': { type: 'boolean' } }, SERVE_USAGE);
       if (!values) return;
-      const [{ loadServerConfig }, { startServer }] = await Promise.all([import('./config.ts'), import('./server.ts')]);
+      const [{ loadServerConfig }, { startServer }] = await Promise.all([import('./config.ts'), import('./serve/server.ts')]);
       await startServer(loadServerConfig(values), { handleSignals: true });
       return;
     }
     case 'runner': {
       if (wantsHelp(rest)) return void process.stdout.write(`${RUNNER_USAGE}\n`);
-      const names = ['server', 'token', 'name', 'labels', 'max-pods', 'work-dir', 'drain-seconds', 'sandbox'];
+      const names = ['server', 'token', 'name', 'labels', 'max-pods', 'work-dir', 'drain-seconds', 'sandbox', 'pod-memory-mb', 'pod-pids', 'pod-cpus', 'pod-disk-mb', 'prices'];
       const values = parse(rest, Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), RUNNER_USAGE);
       if (!values) return;
       const { runRunner } = await import('./cli/runner.ts');
@@ -56,8 +57,9 @@ export async function main(argv: string[]): Promise<void> {
       return;
     default: {
       const client = await import('./cli/client/main.ts');
-      if (command === '--version' || command === 'version' || client.CLIENT_WORDS.includes(command)) return client.main(argv);
-      process.stderr.write(`drover: unknown command "${command}"\n\n${TOP_USAGE}\n`);
+      const commonOption = command === '--json' || command === '--profile' || command.startsWith('--profile=');
+      if (command === '--version' || command === 'version' || commonOption || client.CLIENT_WORDS.includes(command)) return client.main(argv);
+      process.stderr.write(unknownCommand(command, client.TOP_WORDS));
       process.exitCode = 2;
     }
   }

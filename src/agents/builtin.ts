@@ -1,5 +1,5 @@
 /**
- * The built-in agents of contract §4 and the exact command line each one's CLI takes for a
+ * The built-in agents of docs/api.md and the exact command line each one's CLI takes for a
  * non-interactive, unattended task.
  *
  * Common rules (why the command lines look the way they do):
@@ -8,7 +8,7 @@
  *   to equal a subcommand name (`codex exec review`) is never taken for one. A prompt given as an
  *   option value uses the `--option=value` form for the same reason.
  * - Agents run unattended in a sandbox of their own, so the default permission mode is the one
- *   that never stops to ask; `CONFIG permission_mode` picks another of the values contract §10
+ *   that never stops to ask; `CONFIG permission_mode` picks another of the values docs/agents.md
  *   lists for the agent (checked at the API), each mapped to the flag the CLI takes.
  * - The CLI's machine-readable output is selected, so `output/` can read the final message, the
  *   session id (loop `session_persistence`) and the usage from it.
@@ -38,12 +38,12 @@ export interface BuiltinAgent {
   readonly slug: BuiltinAgentSlug;
   /** Human name. */
   readonly name: string;
-  /** The program looked up on PATH (contract §4 "Built-in agents"). */
+  /** The program looked up on PATH (docs/api.md "Built-in agents"). */
   readonly program: string;
   readonly supports: BuiltinAgentSupport;
   /** The permission mode used when the task has none; `null` if the agent has no such notion. */
   readonly defaultPermissionMode: string | null;
-  /** The `CONFIG permission_mode` values the agent takes (contract §10); empty: it takes none. */
+  /** The `CONFIG permission_mode` values the agent takes (docs/agents.md); empty: it takes none. */
   readonly permissionModes: readonly string[];
   /** Where the flags come from (documentation page / source file and version). */
   readonly source: string;
@@ -205,7 +205,7 @@ const shell: BuiltinAgent = {
   supports: { model: false, maxTurns: false, permissionMode: false, resume: false },
   defaultPermissionMode: null,
   permissionModes: [],
-  // Contract §4: runs the prompt as a bash script; exit 0 = completed. `bash -c -- <script>`:
+  // docs/api.md: runs the prompt as a bash script; exit 0 = completed. `bash -c -- <script>`:
   // the script is an argument (not stdin, so commands in it that read stdin cannot swallow the
   // rest of the script; not a temp file, so nothing is left in the workspace); `--` keeps a
   // script that starts with `-` a script. The script's own `exit N` is bash's exit status.
@@ -239,7 +239,7 @@ export function agentProgram(slug: string): string | null {
 }
 
 /**
- * Why `mode` is not a `CONFIG permission_mode` of the agent (contract §10), naming the values it
+ * Why `mode` is not a `CONFIG permission_mode` of the agent (docs/agents.md), naming the values it
  * takes; `null` when it is one. Custom agents (any slug not built in) take none.
  */
 export function permissionModeProblem(slug: string, mode: string): string | null {

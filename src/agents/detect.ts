@@ -1,5 +1,5 @@
 /**
- * Which agents a runner can run (contract §4: "A runner advertises the agents whose program it
+ * Which agents a runner can run (docs/api.md: "A runner advertises the agents whose program it
  * finds"): a built-in agent when its program is an executable file in one of the PATH
  * directories; a custom agent when its command is.
  */

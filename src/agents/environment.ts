@@ -1,6 +1,6 @@
 /**
- * The environment of an agent process (contract §4 "Agent environment", "Autopilot",
- * `CREDENTIAL`; §10 `ENV`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the
+ * The environment of an agent process (docs/api.md "Agent environment", "Autopilot",
+ * `CREDENTIAL`; docs/agents.md `ENV`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the
  * runner, the pod's `ENV` variables, and its named credentials from the runner's configured
  * credentials. Nothing else of the runner's
  * own environment leaks in — the result is built from an empty object, never by copying and
@@ -14,7 +14,7 @@ export interface DroverAgentContext {
   /** The organization's slug. */
   org: string;
   podKey: string;
-  /** The pod's token (the scopes of contract §12, `POD_TOKEN_SCOPES`), valid while the pod is active. */
+  /** The pod's token (the scopes of docs/mcp.md, `POD_TOKEN_SCOPES`), valid while the pod is active. */
   podToken: string;
   workspace: string;
   channelId?: number | null;
@@ -30,7 +30,7 @@ export interface DroverAgentContext {
 export interface AgentEnvironmentInput {
   /** The runner's own environment: only PATH, HOME, LANG and TERM are read from it. */
   runnerEnv: NodeJS.ProcessEnv;
-  /** The pod's own HOME (contract §9); it replaces the runner's. */
+  /** The pod's own HOME (docs/runners.md); it replaces the runner's. */
   home?: string | null;
   drover: DroverAgentContext;
   /** The pod's `ENV NAME "value"` variables (names as `envNameProblem` allows; others are dropped). */
@@ -50,23 +50,42 @@ export interface AgentEnvironment {
   missingCredentials: string[];
 }
 
-/** The variables taken over from the runner's environment (contract §4). */
+/** The variables taken over from the runner's environment (docs/api.md). */
 export const INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'TERM'] as const;
 export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 export const DEFAULT_LANG = 'C.UTF-8';
 export const DEFAULT_TERM = 'dumb';
 
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** `ENV` names (contract §10). */
+/** `ENV` names (docs/agents.md). */
 const AGENTFILE_ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 export const MAX_ENV_NAME_LENGTH = 128;
 /** Set by Drover itself for every agent (or its sandbox), so never taken from an `ENV` directive. */
 export const RESERVED_ENV_NAMES = ['PATH', 'HOME'] as const;
 
+/**
+ * Names the dynamic loader and the C library read at a program's start (docs/runners.md, "The
+ * walls"): such a variable makes any program that starts load or read what the pod chose. Agents
+ * get their variables only inside the sandbox, but a pod has no use for them that outweighs the
+ * risk of one reaching a process outside it, so ENV and CREDENTIAL refuse them.
+ */
+export const FORBIDDEN_ENV_NAMES = ['GCONV_PATH', 'GETCONF_DIR', 'GLIBC_TUNABLES', 'HOSTALIASES', 'LOCALDOMAIN', 'LOCPATH', 'NLSPATH', 'RES_OPTIONS', 'TMPDIR', 'TZDIR'] as const;
+export const FORBIDDEN_ENV_PREFIXES = ['LD_', 'MALLOC_'] as const;
+
+/** Why `name` is a loader/libc variable no pod may set, or null. */
+export function forbiddenEnvName(name: string): string | null {
+  if ((FORBIDDEN_ENV_NAMES as readonly string[]).includes(name) || FORBIDDEN_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) {
+    return `${name} is not allowed: the dynamic loader or the C library reads it`;
+  }
+  return null;
+}
+
 /** Why `name` cannot be an `ENV` variable of an agent, or null when it can. */
 export function envNameProblem(name: string): string | null {
   if (!AGENTFILE_ENV_NAME.test(name)) return `must be an environment variable name matching [A-Z_][A-Z0-9_]*, got ${JSON.stringify(name.slice(0, 40))}`;
   if (name.length > MAX_ENV_NAME_LENGTH) return `must be at most ${MAX_ENV_NAME_LENGTH} characters`;
+  const forbidden = forbiddenEnvName(name);
+  if (forbidden !== null) return forbidden;
   if (name.startsWith('DROVER_') || (RESERVED_ENV_NAMES as readonly string[]).includes(name)) {
     return `${name} is reserved: Drover sets it in the agent's environment itself`;
   }
@@ -108,7 +127,7 @@ export function agentEnvironment(input: AgentEnvironmentInput): AgentEnvironment
 
   const missingCredentials: string[] = [];
   for (const name of new Set(credentials)) {
-    const configured = ENV_NAME_PATTERN.test(name) && !name.startsWith('DROVER_') && Object.hasOwn(credentialValues, name);
+    const configured = ENV_NAME_PATTERN.test(name) && !name.startsWith('DROVER_') && forbiddenEnvName(name) === null && Object.hasOwn(credentialValues, name);
     const value = configured ? credentialValues[name] : undefined;
     if (typeof value === 'string' && !value.includes('\0')) env[name] = value;
     else missingCredentials.push(name);

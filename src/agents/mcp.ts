@@ -1,5 +1,5 @@
 /**
- * The `drover` MCP server in each MCP-capable built-in agent's own configuration (contract §12),
+ * The `drover` MCP server in each MCP-capable built-in agent's own configuration (docs/mcp.md),
  * in the format that agent documents. Pure: what to add to the command line, and how to change
  * the agent's config files in the pod's HOME; the runner writes them (src/runner/mcp-wiring.ts).
  *

@@ -6,7 +6,7 @@ import { optionalBody } from './plugins/optional-body.ts';
 
 export const API_VERSION = '0.1.0';
 
-/** The loop endpoints are served twice (contract §1); the second copy's operations get this suffix. */
+/** The loop endpoints are served twice (docs/api.md); the second copy's operations get this suffix. */
 const ORGS_PREFIX = '/api/v1/orgs/';
 export const ORGS_PREFIX_OPERATION_SUFFIX = 'AtOrgsPrefix';
 
@@ -87,7 +87,7 @@ function finishDocument({ openapiObject }: { openapiObject: Record<string, unkno
   return openapiObject;
 }
 
-/** The callback a loop's callback_url receives when a run ends (contract §3). */
+/** The callback a loop's callback_url receives when a run ends (docs/api.md). */
 const WEBHOOKS = {
   'loop.run.finished': {
     post: {

@@ -80,7 +80,7 @@ function describeType(type: unknown): string {
   return types.map((t) => TYPE_WORDS[String(t)] ?? String(t)).join(' or ');
 }
 
-/** Ajv errors → the contract's `details`: body fields as JSON pointers, query/path fields by name. */
+/** Ajv errors → the error body's `details`: body fields as JSON pointers, query/path fields by name. */
 export function validationDetails(errors: ErrorObject[], context: string): ErrorDetail[] {
   const byName = context !== 'body';
   const seen = new Set<string>();

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { networkCause } from '../client/network.ts';
 import { PRESET_COMMANDS } from './admin-presets.ts';
+import { adminOutput } from './admin-output.ts';
+import { unknownCommand } from './suggest.ts';
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -44,7 +46,7 @@ function setOrClear(f: Flags, name: string, value: string | undefined): string |
   return value;
 }
 
-/** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of contract §2 and §15. */
+/** `drover admin <resource> <action>`: thin wrappers over the admin endpoints of docs/api.md and docs/decisions.md. */
 export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'orgs create': {
     summary: 'create an organization',
@@ -227,8 +229,9 @@ function quotaValue(raw: string): number | string | null {
 }
 
 const COMMON_FLAGS = [
-  'Common flags: --server <url> (default $DROVER_SERVER_URL or http://127.0.0.1:7070),',
-  '              --admin-token <token> (default $DROVER_ADMIN_TOKEN or <data dir>/admin-token), --data-dir <dir>',
+  'Common flags: --server <url> (default $DROVER_API_URL, $DROVER_SERVER_URL or http://127.0.0.1:7070),',
+  '              --admin-token <token> (default $DROVER_ADMIN_TOKEN or <data dir>/admin-token), --data-dir <dir>,',
+  "              --json (the API's JSON as sent; default: tables and key: value records)",
 ];
 
 function commandUsage(name: string, c: AdminCommand): string {
@@ -272,7 +275,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
       out.write(`${adminUsage(resource)}\n`);
       return 0;
     }
-    err.write(`${argv.length ? `unknown admin command "${name}"\n\n` : ''}${adminUsage()}\n`);
+    err.write(argv.length ? unknownCommand(name, Object.keys(ADMIN_COMMANDS), 'admin ', 'drover admin --help') : `${adminUsage()}\n`);
     return 2;
   }
   if (argv.slice(2).some(isHelp)) {
@@ -281,7 +284,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   }
   const options = Object.fromEntries([
     ...['server', 'admin-token', 'data-dir', ...command.required, ...(command.optional ?? [])].map((n) => [n, { type: 'string' as const }]),
-    ...(command.switches ?? []).map((n) => [n, { type: 'boolean' as const }]),
+    ...[...(command.switches ?? []), 'json'].map((n) => [n, { type: 'boolean' as const }]),
   ]);
   let flags: Flags;
   try {
@@ -299,7 +302,8 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     err.write(`nothing to change: give at least one of ${command.oneOf.map((f) => `--${f}`).join(', ')}\n\n${adminUsage()}\n`);
     return 2;
   }
-  const server = (str(flags.server) ?? env.DROVER_SERVER_URL ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
+  // DROVER_API_URL as for the client commands; DROVER_SERVER_URL (the runner's) after it.
+  const server = (str(flags.server) ?? (env.DROVER_API_URL || env.DROVER_SERVER_URL || 'http://127.0.0.1:7070')).replace(/\/+$/, '');
   let body: string | undefined;
   let token: string;
   try {
@@ -318,19 +322,11 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
       signal: AbortSignal.timeout(30_000),
     });
     const text = await response.text();
-    (response.ok ? out : err).write(formatJson(text) + '\n');
+    (response.ok ? out : err).write(adminOutput(response.status, text, flags.json === true));
     return response.ok ? 0 : 1;
   } catch (error) {
     // No answer: exit 3 naming the URL and the cause, as the client commands do.
     err.write(`drover admin: cannot reach the server at ${url.split('?')[0]}: ${networkCause(error)}\n`);
     return 3;
-  }
-}
-
-function formatJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
   }
 }

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXIT_REVOKED, RunnerDaemon } from '../runner/daemon.ts';
+import { operatorLimits } from '../runner/limits/settings.ts';
 import { SANDBOX_MODES, type SandboxMode } from '../runner/sandbox/index.ts';
 import type { LocalRunnerMessage } from '../protocol/runner-link.ts';
+import { readPriceFile } from '../runner/relay/index.ts';
 
 export interface RunnerFlags {
   server?: string;
@@ -13,6 +15,11 @@ export interface RunnerFlags {
   'work-dir'?: string;
   'drain-seconds'?: string;
   sandbox?: string;
+  'pod-memory-mb'?: string;
+  'pod-pids'?: string;
+  'pod-cpus'?: string;
+  'pod-disk-mb'?: string;
+  prices?: string;
 }
 
 /**
@@ -40,6 +47,16 @@ function sandboxMode(raw: string | undefined): SandboxMode {
   const value = raw ?? 'bwrap';
   if (!(SANDBOX_MODES as readonly string[]).includes(value)) throw new Error(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`);
   return value as SandboxMode;
+}
+
+/** The operator's model prices (docs/agents.md "Prices"); a bad file stops the runner at start. */
+function priceFile(file: string | undefined) {
+  if (!file) return {};
+  try {
+    return readPriceFile(file);
+  } catch (error) {
+    throw new Error(`--prices: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** A colon-separated list of paths (like PATH), empty entries dropped. */
@@ -71,7 +88,15 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
     sandboxHidden: pathList(env.DROVER_SANDBOX_HIDE),
     sandboxReadOnly: pathList(env.DROVER_SANDBOX_READ_ONLY),
     bwrap: env.DROVER_BWRAP || undefined,
+    podLimits: operatorLimits({
+      memory_mb: flags['pod-memory-mb'] ?? env.DROVER_RUNNER_POD_MEMORY_MB,
+      pids: flags['pod-pids'] ?? env.DROVER_RUNNER_POD_PIDS,
+      cpus: flags['pod-cpus'] ?? env.DROVER_RUNNER_POD_CPUS,
+      disk_mb: flags['pod-disk-mb'] ?? env.DROVER_RUNNER_POD_DISK_MB,
+    }),
+    cgroupRoot: env.DROVER_RUNNER_CGROUP || undefined,
     credentials: loadCredentials(workDir, env),
+    prices: priceFile(flags.prices ?? env.DROVER_RUNNER_PRICES),
     env,
     // Tests shorten it; the server expects one at least every 30 s.
     heartbeatMs: env.DROVER_RUNNER_HEARTBEAT_MS ? positiveInt('DROVER_RUNNER_HEARTBEAT_MS', env.DROVER_RUNNER_HEARTBEAT_MS, 10_000) : undefined,

@@ -30,8 +30,14 @@ Options:
   --max-pods N           pods at once (default 4)
   --work-dir DIR         work directory: credential, workspaces, clone cache (default $DROVER_RUNNER_WORK_DIR or ./.drover-runner)
   --drain-seconds N      on SIGTERM, how long running pods may go on (default 60)
+  --prices FILE          model prices (JSON, USD per million tokens) over the maintained table
+                         (or DROVER_RUNNER_PRICES; docs/agents.md)
   --sandbox bwrap|none   how agents run (default $DROVER_RUNNER_SANDBOX or bwrap: in a bubblewrap
                          sandbox that sees only the pod's workspace and HOME; none: unsandboxed)
+  --pod-memory-mb N      each pod's memory default and maximum, /tmp and /dev/shm included (4096)
+  --pod-pids N           each pod's process default and maximum (1024)
+  --pod-cpus N           each pod's CPU default and maximum, e.g. 2 or 0.5 (default: none)
+  --pod-disk-mb N        each pod's workspace + HOME default and maximum (20480)
   -h, --help             show this help
 
 Credentials for agents (CREDENTIAL NAME in an agentfile) come from <work dir>/credentials.json
@@ -74,7 +80,8 @@ request_id on stderr); 2 usage error; 3 the server could not be reached (URL and
 code where it has one).
 
 Options of serve: --host, --port, --data-dir, --no-local-runner (drover serve --help)
-Options of runner: --server, --token, --name, --labels, --max-pods, --work-dir, --drain-seconds, --sandbox
+Options of runner: --server, --token, --name, --labels, --max-pods, --work-dir, --drain-seconds, --sandbox,
+  --pod-memory-mb, --pod-pids, --pod-cpus, --pod-disk-mb, --prices
 Options of admin: --server, --admin-token, --data-dir and each action's own (drover admin --help)
 
 Environment of the client commands:
@@ -91,6 +98,7 @@ Environment of serve:
   DROVER_LOCAL_RUNNER     true/false: start the local runner (default: true on SQLite, false on PostgreSQL)
   DROVER_LOCAL_RUNNER_MAX_PODS    slots of the local runner (4)
   DROVER_LOCAL_RUNNER_SANDBOX     bwrap/none: how the local runner sandboxes its pods (bwrap)
+  DROVER_LOCAL_RUNNER_POD_MEMORY_MB, _PIDS, _CPUS, _DISK_MB   the local runner's pod limits (as drover runner --pod-*)
   DROVER_ADMIN_TOKEN      the admin token (default: generated into <data dir>/admin-token)
   DROVER_SECRET_KEY       32 bytes, base64 or hex, encrypting stored tokens (default: <data dir>/secret-key)
   DROVER_DASHBOARD        true/false: serve the web dashboard at / (true)
@@ -126,12 +134,14 @@ Environment of runner:
   DROVER_RUNNER_WORK_DIR  as --work-dir
   DROVER_RUNNER_HEARTBEAT_MS      heartbeat interval (10000)
   DROVER_RUNNER_SANDBOX   as --sandbox
+  DROVER_RUNNER_POD_MEMORY_MB, _PIDS, _CPUS, _DISK_MB   as --pod-memory-mb, --pod-pids, --pod-cpus, --pod-disk-mb
+  DROVER_RUNNER_CGROUP    a delegated cgroup v2 directory for the pods' groups (default: the runner's own group)
   DROVER_BWRAP            the bubblewrap program (default: bwrap on PATH)
   DROVER_SANDBOX_READ_ONLY        more paths pods may read (colon-separated)
   DROVER_SANDBOX_HIDE     more paths pods must not see (colon-separated)
   DROVER_CREDENTIAL_<NAME>        a credential agents may be given (CREDENTIAL NAME)
 
-Environment of admin: DROVER_SERVER_URL, DROVER_ADMIN_TOKEN, DROVER_DATA_DIR (where admin-token is read)
+Environment of admin: DROVER_API_URL or DROVER_SERVER_URL, DROVER_ADMIN_TOKEN, DROVER_DATA_DIR (where admin-token is read)
 
 Set for every agent inside a pod: DROVER_API_URL, DROVER_ORG, DROVER_POD_KEY, DROVER_POD_TOKEN,
 DROVER_WORKSPACE, DROVER_CHANNEL_ID and DROVER_TICKET_SLUG (when set), DROVER_STATUS_FILE and

@@ -1,7 +1,7 @@
 /**
  * The typed Drover API client: openapi-fetch over the types generated from the OpenAPI document
  * (schema.ts, `npm run client`), plus what every caller needs around it: the base URL and key,
- * API errors as an ApiError carrying the contract's `code` and `request_id`, an unreachable server
+ * API errors as an ApiError carrying the error body's `code` and `request_id`, an unreachable server
  * as an UnreachableError naming the URL and the cause, and each response's JSON text as sent.
  */
 import createClient, { type Client } from 'openapi-fetch';
@@ -17,7 +17,7 @@ export type ErrorBody = Schemas['ErrorBody'];
 /** The prefix of every organization's resources; `{org}` is filled from the client's organization. */
 export const ORG_BASE = '/api/v1/ext/orgs/{org}';
 
-/** The API answered with an error (contract §1): its status, code, sentence and request id. */
+/** The API answered with an error (docs/api.md): its status, code, sentence and request id. */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;

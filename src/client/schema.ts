@@ -758,6 +758,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Model usage and cost of the pods created in a range, grouped by day, agent, loop, ticket or repository */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/loops": {
         parameters: {
             query?: never;
@@ -1644,7 +1661,7 @@ export interface components {
             /** @enum {unknown} */
             mode: "direct" | "autopilot";
             alias: string | null;
-            /** @description the pod that spawned this one with its pod token (contract §12); null for pods created with an API key or by a loop */
+            /** @description the pod that spawned this one with its pod token (docs/mcp.md); null for pods created with an API key or by a loop */
             parent_pod_key: string | null;
             /** @description the agentfile's ENV variables */
             env: {
@@ -1654,6 +1671,13 @@ export interface components {
             runner_labels: string[];
             /** @description the preset it was made from */
             preset: string | null;
+            /** @description the agentfile's CONFIG memory_mb, pids, cpus and disk_mb; null: the runner's default (the runner lowers a value over its operator's maximum) */
+            limits: {
+                memory_mb: number | null;
+                pids: number | null;
+                cpus: number | null;
+                disk_mb: number | null;
+            };
             error_message: string | null;
             exit_code: number | null;
             /**
@@ -1749,6 +1773,10 @@ export interface components {
             runner_labels: string[];
             /** @description the preset its runs start from (its agent and lines, the loop's own lines on top) */
             preset: string | null;
+            /** @description US dollars a day its runs may spend; null: no budget */
+            budget_usd_per_day: number | null;
+            /** @description what its runs spent on model calls today (UTC) */
+            spent_usd_today: number;
             /** @enum {unknown} */
             status: "enabled" | "disabled";
             /**
@@ -1831,6 +1859,7 @@ export interface components {
                 /** @description model turns of the agent loop */
                 turns: number | null;
             };
+            delivery: components["schemas"]["Delivery"] | null;
             /** @enum {unknown} */
             callback_status: "none" | "pending" | "delivered" | "failed";
             triggered_by: {
@@ -1955,18 +1984,21 @@ export interface components {
                 max_queued_pods: number | null;
                 max_loops: number | null;
                 pod_output_bytes_per_sec: number | null;
+                max_cost_usd_per_month: number | null;
             };
             defaults: {
                 max_active_pods: number;
                 max_queued_pods: number;
                 max_loops: number;
                 pod_output_bytes_per_sec: number;
+                max_cost_usd_per_month: number;
             };
             effective: {
                 max_active_pods: number;
                 max_queued_pods: number;
                 max_loops: number;
                 pod_output_bytes_per_sec: number;
+                max_cost_usd_per_month: number;
             };
         };
     };
@@ -3191,6 +3223,7 @@ export interface operations {
                     max_queued_pods?: number | null;
                     max_loops?: number | null;
                     pod_output_bytes_per_sec?: number | null;
+                    max_cost_usd_per_month?: number | null;
                 };
             };
         };
@@ -4823,6 +4856,72 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
+                from?: string;
+                /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
+                to?: string;
+                /** @description default `day` (UTC) */
+                group_by?: "day" | "agent" | "loop" | "ticket" | "repository";
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        group_by: "day" | "agent" | "loop" | "ticket" | "repository";
+                        from: string;
+                        to: string;
+                        groups: {
+                            /** @description the day (YYYY-MM-DD), agent slug, loop slug, ticket slug or repository name; null: pods without one */
+                            key: string | null;
+                            /** @description input neither read from nor written to a prompt cache */
+                            input_tokens: number | null;
+                            output_tokens: number | null;
+                            cache_read_tokens: number | null;
+                            cache_write_tokens: number | null;
+                            cost_usd: number | null;
+                            /** @description pods created in the range that fall in the group */
+                            pods: number;
+                        }[];
+                        total: {
+                            /** @description input neither read from nor written to a prompt cache */
+                            input_tokens: number | null;
+                            output_tokens: number | null;
+                            cache_read_tokens: number | null;
+                            cache_write_tokens: number | null;
+                            cost_usd: number | null;
+                            /** @description pods created in the range that fall in the group */
+                            pods: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     listLoops: {
         parameters: {
             query?: {
@@ -4920,6 +5019,8 @@ export interface operations {
                     runner_labels?: string[];
                     /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
                     preset?: string;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };
@@ -5037,6 +5138,8 @@ export interface operations {
                     runner_labels?: string[];
                     /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
                     preset?: string | null;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };
@@ -5832,6 +5935,8 @@ export interface operations {
                     runner_labels?: string[];
                     /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
                     preset?: string;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };
@@ -5949,6 +6054,8 @@ export interface operations {
                     runner_labels?: string[];
                     /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
                     preset?: string | null;
+                    /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
+                    budget_usd_per_day?: number | null;
                 };
             };
         };

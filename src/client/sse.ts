@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events from the API (contract §11), read with eventsource-parser: the event stream
+ * Server-Sent Events from the API (docs/events.md), read with eventsource-parser: the event stream
  * (`GET /events`, resumed with Last-Event-ID) and a pod's output stream
  * (`GET /pods/:key/output/stream`, resumed by byte offset until its `end` event).
  *

@@ -50,7 +50,7 @@ const PAGE = 500;
 /** A subscriber catching up is sent at most about this much per write (then it waits for its socket to drain). */
 const CATCH_UP_BYTES = 64 * 1024;
 
-/** The SSE frame of one event: `id:`, `event:` and one JSON line (contract §11). */
+/** The SSE frame of one event: `id:`, `event:` and one JSON line (docs/events.md). */
 export function eventFrame(event: EventRow): string {
   const id = Number(event.id);
   const line = `{"id":${id},"type":${JSON.stringify(event.type)},"created_at":"${new Date(Number(event.created_at)).toISOString()}","actor":${event.actor ?? 'null'},"data":${event.payload}}`;

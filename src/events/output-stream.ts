@@ -21,7 +21,7 @@ export interface OutputStreamSink {
 }
 
 /**
- * A pod's output from byte `offset` as SSE frames (contract §11): `output` events
+ * A pod's output from byte `offset` as SSE frames (docs/events.md): `output` events
  * `{"offset","data"}` for what is stored, then, live, for what is appended while the pod runs,
  * and once it has ended and everything stored has been sent, one `end` event
  * `{"status","exit_code"}`. Resolves when the stream is done (ended, or closed by the client).

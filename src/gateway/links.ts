@@ -25,6 +25,7 @@ import {
   type RunnerMessage,
   type ServerBody,
 } from '../protocol/runner-link.ts';
+import { recordModelCall } from '../domain/usage/service.ts';
 
 /**
  * The server side of runner links on this replica. Each runner's socket is held by one replica;
@@ -277,6 +278,9 @@ class RunnerLink {
         await this.output.finished(message.result.key);
         await podFinished(this.ctx, this.runner.id, message.result);
         this.send({ type: 'ack_exit', key: message.result.key });
+        return;
+      case 'model_call':
+        await recordModelCall(this.ctx, this.runner.id, message.call);
         return;
       case 'credential_stored': {
         const pending = this.pendingCredential;

@@ -1,5 +1,5 @@
 /**
- * What `drover mcp` reads from its environment (contract §12): the server, the organization and
+ * What `drover mcp` reads from its environment (docs/mcp.md): the server, the organization and
  * the credential (a pod's DROVER_POD_TOKEN inside a pod, else a person's DROVER_API_KEY), and,
  * inside a pod, its default channel and its autopilot status file.
  */

@@ -1,5 +1,5 @@
 /**
- * `drover mcp`: the Model Context Protocol server over stdio (contract §12). bin/drover.mjs runs it
+ * `drover mcp`: the Model Context Protocol server over stdio (docs/mcp.md). bin/drover.mjs runs it
  * from a bundle of its own (.build/mcp.mjs) holding the SDK, the typed client and the tools, none
  * of the server: an agent starts it for every session, so it must start fast.
  *

@@ -1,5 +1,5 @@
 /**
- * The MCP server of `drover mcp` (contract §12), on the official SDK: an McpServer holding the
+ * The MCP server of `drover mcp` (docs/mcp.md), on the official SDK: an McpServer holding the
  * tools the credential's scopes allow (learned from `GET /auth/whoami`), served over stdio.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -1,6 +1,6 @@
 /**
- * The waiting tools, `channel_wait` and `pod_wait`, on the event stream (`GET /events`, contract
- * §11) instead of polling: the stream is opened first, then the state waited for is read; if it is
+ * The waiting tools, `channel_wait` and `pod_wait`, on the event stream (`GET /events`, 
+ * docs/events.md) instead of polling: the stream is opened first, then the state waited for is read; if it is
  * not there yet, the next matching event wakes the wait and the state is read again. An event that
  * arrives between the read and the wait is therefore never missed. (A server of this version starts
  * a stream at the newest event as of before its headers; an earlier one subscribed just after them,

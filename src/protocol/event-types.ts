@@ -1,6 +1,6 @@
 import type { Scope } from './scopes.ts';
 
-/** The event types of contract §11 and the scope that lets a key receive each. */
+/** The event types of docs/events.md and the scope that lets a key receive each. */
 export const EVENT_SCOPES = {
   'ticket.created': 'tickets:read',
   'ticket.updated': 'tickets:read',

@@ -1,6 +1,6 @@
 /**
  * The lines Drover writes into a pod's output when output over the organization's
- * `pod_output_bytes_per_sec` quota is dropped (contract §15). The runner drops at the source and
+ * `pod_output_bytes_per_sec` quota is dropped (docs/decisions.md). The runner drops at the source and
  * writes them; the server, which guards the quota too, writes the same lines when it drops.
  */
 

@@ -22,7 +22,7 @@ export const PodReport = Type.Object(
 
 const Count = Type.Union([Type.Number({ minimum: 0 }), Type.Null()]);
 
-/** What the agent reported using (contract §10 "Results"); each null where it reports nothing. */
+/** What the agent reported using (docs/agents.md "Results"); each null where it reports nothing. */
 export const PodUsage = Type.Object(
   {
     input_tokens: Count,
@@ -68,6 +68,29 @@ export const RunnerInfo = {
   sandbox: Type.Enum(['bwrap', 'none']),
 };
 
+/** One model call the runner's relay passed (docs/agents.md "The model relay"), reported as it ends. */
+export const ModelCall = Type.Object(
+  {
+    id: Type.String({ pattern: '^[0-9a-f-]{36}$' }),
+    pod_key: Type.String({ maxLength: 64 }),
+    provider: Type.Enum(['anthropic', 'openai', 'gemini']),
+    model: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+    input_tokens: Type.Number({ minimum: 0 }),
+    output_tokens: Type.Number({ minimum: 0 }),
+    cache_read_tokens: Type.Number({ minimum: 0 }),
+    cache_write_tokens: Type.Number({ minimum: 0 }),
+    cost_usd: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
+    at: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+/** A spending limit the runner's relay holds a pod to; `spent_usd` was spent before the pod started. */
+export const PodBudget = Type.Object(
+  { name: Type.String(), limit_usd: Type.Number({ minimum: 0 }), spent_usd: Type.Number({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
 export const RunnerMessage = Type.Union([
   message('hello', { ...RunnerInfo, draining: Type.Boolean(), pods: Type.Array(PodReport), finished: Type.Array(PodOutcome) }),
   message('heartbeat', { draining: Type.Boolean(), pods: Type.Array(PodReport) }),
@@ -76,9 +99,15 @@ export const RunnerMessage = Type.Union([
   // maxLength walks every character of every chunk (half a second of a 200 MiB flood's CPU).
   message('pod_output', { key: Type.String({ maxLength: 64 }), data: Type.String() }),
   message('pod_exited', { result: PodOutcome }),
+  message('model_call', { call: ModelCall }),
   /** The runner has stored the credential of `rotate_credential` (its SHA-256, first 16 hex digits). */
   message('credential_stored', { fingerprint: Type.String({ pattern: '^[0-9a-f]{16}$' }) }),
 ]);
+
+const OptionalNumber = Type.Union([Type.Number(), Type.Null()]);
+/** A pod's `CONFIG memory_mb | pids | cpus | disk_mb`; null: not asked for (the runner's default). */
+export const PodLimits = Type.Object({ memory_mb: OptionalNumber, pids: OptionalNumber, cpus: OptionalNumber, disk_mb: OptionalNumber });
+export type PodLimitsRequest = Static<typeof PodLimits>;
 
 export const PodSpec = Type.Object(
   {
@@ -107,6 +136,10 @@ export const PodSpec = Type.Object(
     credentials: Type.Array(Type.String()),
     /** The agentfile's `ENV` variables (optional: a server of an earlier version sends none). */
     agent_env: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /** `CONFIG memory_mb | pids | cpus | disk_mb`, null: the runner's default (optional: an earlier server sends none). */
+    limits: Type.Optional(PodLimits),
+    /** Budgets the relay checks before each model call (optional: a server of an earlier version sends none). */
+    budgets: Type.Optional(Type.Array(PodBudget)),
     persistent_key: Type.Union([Type.String(), Type.Null()]),
     keep_workspace: Type.Boolean(),
     resume_session_id: Type.Union([Type.String(), Type.Null()]),
@@ -141,6 +174,8 @@ export type PodSpec = Static<typeof PodSpec>;
 export type PodReport = Static<typeof PodReport>;
 export type PodOutcome = Static<typeof PodOutcome>;
 export type PodUsage = Static<typeof PodUsage>;
+export type ModelCall = Static<typeof ModelCall>;
+export type PodBudget = Static<typeof PodBudget>;
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const runnerValidator: ValidateFunction = ajv.compile(RunnerMessage);

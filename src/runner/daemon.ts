@@ -1,21 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import WebSocket from 'ws';
-import {
-  CLOSE_REVOKED,
-  credentialFingerprint,
-  decodeServerMessage,
-  encode,
-  sendCoalesced,
-  type PodOutcome,
-  type RunnerBody,
-  type ServerMessage,
-} from '../protocol/runner-link.ts';
+import { credentialFingerprint, type PodOutcome, type RunnerBody, type ServerMessage } from '../protocol/runner-link.ts';
 import { detectAgentVersions } from '../agents/detect.ts';
 import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type RunnerSettings, type StoredIdentity } from './identity.ts';
+import { ServerConnection } from './connection.ts';
+import { openCgroups } from './limits/cgroups.ts';
+import { DEFAULT_POD_LIMITS, type PodLimits } from './limits/settings.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
 import { PodSupervisor } from './supervisor.ts';
+import { openRelay } from './relay/index.ts';
+import type { PriceOverrides } from './relay/pricing.ts';
+import type { ModelRelay } from './relay/server.ts';
 
 /** Exit code of a runner the server refused for good (deleted, credential revoked): a supervisor should not restart it. */
 export const EXIT_REVOKED = 78;
@@ -34,14 +30,19 @@ export interface RunnerOptions {
   /** Given: used and remembered in the work dir. Absent: what the work dir remembers (else 4). */
   maxPods?: number;
   workDir: string;
-  /** How agents run (contract §9); default `bwrap`. */
+  /** How agents run (docs/runners.md); default `bwrap`. */
   sandbox?: SandboxMode;
   /** More paths the sandbox hides (the server's data dir for the local runner) and shows read-only. */
   sandboxHidden?: string[];
   sandboxReadOnly?: string[];
   /** The bubblewrap program (default `bwrap` on PATH). */
   bwrap?: string;
+  /** The operator's pod limits (default DEFAULT_POD_LIMITS) and a delegated cgroup v2 subtree. */
+  podLimits?: PodLimits;
+  cgroupRoot?: string;
   credentials?: Record<string, string>;
+  /** The operator's model prices (`--prices FILE`), over the maintained table. */
+  prices?: PriceOverrides;
   env?: NodeJS.ProcessEnv;
   heartbeatMs?: number;
   killGraceMs?: number;
@@ -58,28 +59,20 @@ export interface RunnerOptions {
  * backoff and jitter), reports what it runs, and does what the server's desired state says.
  */
 export class RunnerDaemon {
-  private socket: WebSocket | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private attempt = 0;
-  private stopped = false;
   private draining = false;
   /** Outcomes not yet acknowledged by the server: resent after a reconnect, never lost. */
   private readonly unacked = new Map<string, PodOutcome>();
   /** Made by start(), once the sandbox is open. */
   private supervisor!: PodSupervisor;
+  private relay: ModelRelay | null = null;
   private readonly identityStore: IdentityStore;
   /** The work dir's real path: the sandbox binds pods' directories at the same paths as on the host. */
   private readonly workDir: string;
   private identity: StoredIdentity | null = null;
   private settings: RunnerSettings | null = null;
   private readonly servers: string[];
-  /** The server (of `servers`) the current or next connection goes to. */
-  private serverIndex = 0;
-  /** Whether the runner has ever been welcomed, and when its last welcomed connection was lost. */
-  private welcomedOnce = false;
-  private lostAt: number | null = null;
-  private lastConnectError: string | null = null;
+  /** The link to the server (./connection.ts). */
+  private readonly link: ServerConnection;
   private agents: { slug: string; version: string | null }[] = [];
   private readonly log: (line: string) => void;
   runnerId: number | null = null;
@@ -94,6 +87,19 @@ export class RunnerDaemon {
     this.identityStore = new IdentityStore(this.workDir, this.log);
     this.servers = (Array.isArray(options.server) ? options.server : [options.server]).map((url) => url.trim().replace(/\/+$/, '')).filter(Boolean);
     if (this.servers.length === 0) throw new Error('no server URL given');
+    this.link = new ServerConnection(this.servers, options.heartbeatMs ?? 10_000, this.log, {
+      credential: () => this.identity!.credential,
+      opened: () => {
+        this.sendHello();
+        for (const message of this.outbox.takeAll()) this.send(message);
+      },
+      heartbeat: () => ({ type: 'heartbeat', draining: this.draining, pods: this.supervisor.reports() }),
+      message: (message) => this.onMessage(message),
+      revoked: (reason) => {
+        this.log(`${reason}; not reconnecting (register again with a new registration token after removing ${this.identityStore.file})`);
+        this.options.onRevoked?.(reason);
+      },
+    });
   }
 
   /** How agents run here (known once started). */
@@ -113,11 +119,21 @@ export class RunnerDaemon {
       bwrap: this.options.bwrap,
     });
     if (mode === 'none') this.log('warning: --sandbox none: agents run as this user and can read everything it can, this work dir included');
+    this.relay = await openRelay(this.options.prices ?? {}, {
+      call: (call) => {
+        this.supervisor.relayed(call);
+        this.sendOrKeep({ type: 'model_call', call });
+      },
+      budgetReached: (key, message) => this.supervisor.failPod(key, message),
+    });
     this.supervisor = new PodSupervisor({
+      relay: this.relay,
       workDir: this.workDir,
       credentials: this.options.credentials ?? {},
       runnerEnv: this.options.env ?? process.env,
       sandbox,
+      cgroups: openCgroups(this.workDir, this.options.cgroupRoot),
+      podLimits: this.options.podLimits ?? DEFAULT_POD_LIMITS,
       killGraceMs: this.options.killGraceMs,
       hooks: {
         started: (key) => this.sendOrKeep({ type: 'pod_started', key }),
@@ -132,7 +148,7 @@ export class RunnerDaemon {
     this.runnerId = this.identity.runner_id;
     this.agents = await detectAgentVersions(pathEnv);
     await this.supervisor.open();
-    this.connect();
+    this.link.connect();
   }
 
   private async loadOrRegister(): Promise<StoredIdentity> {
@@ -155,102 +171,6 @@ export class RunnerDaemon {
     return identity;
   }
 
-  private get server(): string {
-    return this.servers[this.serverIndex % this.servers.length];
-  }
-
-  private connect(): void {
-    if (this.stopped) return;
-    const server = this.server;
-    const url = server.replace(/^http/, 'ws') + '/api/v1/runner/connect';
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.identity!.credential}` }, handshakeTimeout: 10_000 });
-    this.socket = socket;
-    let welcomed = false;
-    this.lastConnectError = null;
-    socket.on('open', () => {
-      this.attempt = 0;
-      this.sendHello();
-      for (const message of this.outbox.takeAll()) this.send(message);
-      const interval = this.options.heartbeatMs ?? 10_000;
-      this.heartbeat = setInterval(() => this.send({ type: 'heartbeat', draining: this.draining, pods: this.supervisor.reports() }), interval);
-    });
-    socket.on('message', (data) => {
-      const message = this.decode(String(data));
-      if (message?.type === 'welcome' && !welcomed) {
-        welcomed = true;
-        this.announceConnected(server, message.runner_id);
-      }
-      if (message) this.onMessage(message);
-    });
-    // The server answered the upgrade with an error instead of a link: 401 means this runner's
-    // credential is refused for good (deleted or revoked), anything else may pass.
-    socket.on('unexpected-response', (_request, response) => {
-      const status = response.statusCode ?? 0;
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body = (body + chunk).slice(0, 2000)));
-      response.on('end', () => {
-        let error = body;
-        try {
-          error = (JSON.parse(body) as { error?: string }).error ?? body;
-        } catch {
-          // not JSON: keep the text
-        }
-        if (status === 401) this.revoked(`the server refused this runner's credential (HTTP 401: ${error})`);
-        else this.lastConnectError = `HTTP ${status}${error ? `: ${error.slice(0, 200)}` : ''}`;
-        socket.terminate();
-      });
-    });
-    socket.on('close', (code, reason) => {
-      if (this.heartbeat) clearInterval(this.heartbeat);
-      this.heartbeat = null;
-      if (this.socket === socket) this.socket = null;
-      if (this.stopped) return;
-      if (code === CLOSE_REVOKED) {
-        this.revoked(`the server closed the link: ${String(reason) || 'this runner was deleted'}`);
-        return;
-      }
-      // Whichever way it ended, the next attempt goes to the next server of the list.
-      this.serverIndex = (this.serverIndex + 1) % this.servers.length;
-      const delay = this.scheduleReconnect();
-      const next = this.server === server ? '' : ` to ${this.server}`;
-      if (welcomed) {
-        this.lostAt = Date.now();
-        this.log(`connection to ${server} lost (${describeClose(code, String(reason))}), reconnecting${next} in ${seconds(delay)}`);
-      } else {
-        this.log(`could not connect to ${server} (${this.lastConnectError ?? describeClose(code, String(reason))}); retrying${next} in ${seconds(delay)}`);
-      }
-    });
-    socket.on('error', (error) => {
-      this.lastConnectError ??= error.message;
-    });
-  }
-
-  private announceConnected(server: string, runnerId: number): void {
-    if (!this.welcomedOnce) this.log(`connected to ${server} as runner ${runnerId}`);
-    else this.log(`reconnected to ${server} as runner ${runnerId}${this.lostAt === null ? '' : ` after ${seconds(Date.now() - this.lostAt)}`}`);
-    this.welcomedOnce = true;
-    this.lostAt = null;
-  }
-
-  /** The server refused this runner for good: no more reconnecting. */
-  private revoked(reason: string): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.log(`${reason}; not reconnecting (register again with a new registration token after removing ${this.identityStore.file})`);
-    this.options.onRevoked?.(reason);
-  }
-
-  /** Exponential backoff from 0.5 s to 30 s, with full jitter so a restarted server is not stampeded; returns the wait. */
-  private scheduleReconnect(): number {
-    const cap = Math.min(30_000, 500 * 2 ** Math.min(this.attempt, 6));
-    this.attempt++;
-    const delay = Math.random() * cap;
-    this.reconnectTimer = setTimeout(() => this.connect(), delay);
-    return delay;
-  }
-
   private sendHello(): void {
     this.send({
       type: 'hello',
@@ -268,21 +188,11 @@ export class RunnerDaemon {
   }
 
   private send(message: RunnerBody): void {
-    if (this.socket?.readyState === WebSocket.OPEN) sendCoalesced(this.socket, encode(message));
+    this.link.send(message);
   }
 
   private sendOrKeep(message: KeptMessage): void {
-    if (this.socket?.readyState === WebSocket.OPEN) sendCoalesced(this.socket, encode(message));
-    else this.outbox.keep(message);
-  }
-
-  private decode(raw: string): ServerMessage | null {
-    try {
-      return decodeServerMessage(raw);
-    } catch (error) {
-      this.log(`ignoring a message from the server: ${(error as Error).message}`);
-      return null;
-    }
+    if (!this.link.send(message)) this.outbox.keep(message);
   }
 
   private onMessage(message: ServerMessage): void {
@@ -349,24 +259,14 @@ export class RunnerDaemon {
     const finished = await this.supervisor.idle(graceMs);
     if (!finished) await this.supervisor.stopAll('terminated');
     const deadline = Date.now() + 5_000;
-    while (this.unacked.size > 0 && this.socket && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (this.unacked.size > 0 && this.link.exists && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await this.close();
     await this.supervisor.close();
+    await this.relay?.close();
   }
 
   async close(): Promise<void> {
-    this.stopped = true;
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    const socket = this.socket;
-    this.socket = null;
-    if (socket && socket.readyState === WebSocket.OPEN) {
-      await new Promise<void>((resolve) => {
-        socket.once('close', () => resolve());
-        socket.close(1000, 'runner stopping');
-        setTimeout(resolve, 2000).unref();
-      });
-    } else socket?.terminate();
+    await this.link.close();
   }
 
   /** Resolves once the server has welcomed this runner (or rejects after `timeoutMs`). */
@@ -387,12 +287,7 @@ export class RunnerDaemon {
     if (!this.supervisor) return;
     await this.supervisor.stopAll('terminated');
     await this.supervisor.close();
+    await this.relay?.close();
   }
 }
 
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
-
-function describeClose(code: number, reason: string): string {
-  if (code === 1006) return 'closed abnormally';
-  return `code ${code}${reason ? `: ${reason}` : ''}`;
-}

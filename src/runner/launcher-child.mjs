@@ -8,10 +8,10 @@
 // meanwhile. Forked from this ~40 MB process, which loads nothing but Node's own modules, a start
 // costs a fraction of that and never stalls the runner's socket or the API.
 //
-// It also applies the output quota at the source (contract §15, pod_output_bytes_per_sec): what an
+// It also applies the output quota at the source (docs/decisions.md, pod_output_bytes_per_sec): what an
 // agent prints over it is read and dropped here, before it costs the runner or the server anything.
 //
-// Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin}, {t: 'limit', bytesPerSec} (0: none)
+// Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin, fd3}, {t: 'limit', bytesPerSec} (0: none)
 // Messages out: {t: 'spawned', id, pid} (pid null if the program could not be started),
 //               {t: 'out', id, text, stream: 'stdout'|'stderr'}, {t: 'dropped', id, bytes},
 //               {t: 'done', id, code, signal, spawnError}
@@ -59,13 +59,16 @@ function notFound(command, cwd, error) {
   return fs.existsSync(cwd) ? `the program "${command}" was not found on the runner's PATH` : `the working directory ${cwd} does not exist`;
 }
 
-function start({ id, command, args, cwd, env, stdin }) {
+function start({ id, command, args, cwd, env, stdin, fd3 = null }) {
   let child;
   try {
     // No stdin text: /dev/null, not an (ended) pipe. Node's pipes are socketpairs, and bash run
     // with a socket on stdin takes itself for an rsh/ssh session and sources ~/.bashrc of the
     // runner's user (which would bring the runner's own environment into the shell agent).
-    child = spawn(command, args, { cwd, env, detached: true, stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    // fd3: bwrap's options (the agent's environment among them) on a pipe, never on a command line.
+    const stdio = [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'];
+    if (fd3 !== null) stdio.push('pipe');
+    child = spawn(command, args, { cwd, env, detached: true, stdio });
   } catch (error) {
     send({ t: 'spawned', id, pid: null });
     send({ t: 'done', id, code: null, signal: null, spawnError: notFound(command, cwd, error) });
@@ -122,6 +125,10 @@ function start({ id, command, args, cwd, env, stdin }) {
   }
   child.stdin?.on('error', () => {});
   if (stdin !== null) child.stdin?.end(stdin);
+  if (fd3 !== null) {
+    child.stdio[3].on('error', () => {});
+    child.stdio[3].end(fd3);
+  }
 
   let spawnError = null;
   let finished = false;

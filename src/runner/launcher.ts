@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { packageFile } from '../paths.ts';
-import { signalGroup } from './process-group.ts';
+import { signalGroup } from './signals.ts';
 
 export interface ProcessResult {
   code: number | null;
@@ -14,6 +14,8 @@ export interface LaunchOptions {
   env: Record<string, string>;
   /** Text for the process's stdin, or null for /dev/null. */
   stdin: string | null;
+  /** Text for a pipe on the process's file descriptor 3 (bwrap's `--args 3`), or null for none. */
+  fd3?: string | null;
   onOutput(text: string, stream: OutputStream): void;
   /** Output over the quota (see `setOutputLimit`) was read and dropped. */
   onDropped?(bytes: number): void;
@@ -93,7 +95,7 @@ export class ProcessLauncher {
       });
       const helper = this.helper();
       this.refWhileBusy();
-      helper.send({ t: 'spawn', id, command, args, cwd: options.cwd, env: options.env, stdin: options.stdin });
+      helper.send({ t: 'spawn', id, command, args, cwd: options.cwd, env: options.env, stdin: options.stdin, fd3: options.fd3 ?? null });
     });
   }
 

@@ -1,16 +1,16 @@
 /**
- * Gives a pod's agent the `drover` MCP server (contract §12) unless its agentfile says
+ * Gives a pod's agent the `drover` MCP server (docs/mcp.md) unless its agentfile says
  * `CONFIG mcp = false`: the command-line arguments for Claude Code and Codex, the config files in
  * the pod's HOME for Gemini CLI and OpenCode (merged into what the operator's HOME template put
  * there). The server is this runner's own Node running this runner's own `bin/drover.mjs mcp`:
  * both are visible read-only inside the sandbox (src/runner/sandbox/host-view.ts). Its bundle is
  * brought up to date here, outside the sandbox, where the package directory can be written.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mcpArgs, mcpHomeConfig, supportsMcp, type McpServerLaunch } from '../agents/mcp.ts';
 import { PACKAGE_ROOT } from '../paths.ts';
+import { PodTreeError, readPodFile, writePodFile } from './pod-tree.ts';
 
 /** The pod's variables `drover mcp` reads; each is passed on when the pod has it. */
 export const MCP_ENV_NAMES = ['DROVER_API_URL', 'DROVER_ORG', 'DROVER_POD_TOKEN', 'DROVER_POD_KEY', 'DROVER_CHANNEL_ID', 'DROVER_TICKET_SLUG', 'DROVER_STATUS_FILE'];
@@ -37,13 +37,13 @@ export function mcpLaunch(agentEnv: NodeJS.ProcessEnv): McpServerLaunch {
   };
 }
 
-function readJsonObject(file: string): Record<string, unknown> | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return {};
-  }
+/** The most of an agent's config file the runner reads. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** The pod's config file as an object ({} when missing), null when it is not a JSON object. */
+function readJsonObject(home: string, file: string): Record<string, unknown> | null {
+  const text = readPodFile(home, file, MAX_CONFIG_BYTES);
+  if (text === null) return {};
   try {
     const parsed: unknown = JSON.parse(text);
     return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
@@ -61,12 +61,17 @@ export async function wireMcp(slug: string, home: string, agentEnv: NodeJS.Proce
   if (!enabled || !supportsMcp(slug)) return { args: [], skipped: null };
   await ensureMcpBundle();
   const launch = mcpLaunch(agentEnv);
+  // The pod's HOME is the pod's: nothing in it is followed or trusted (./pod-tree.ts).
   for (const change of mcpHomeConfig(slug, launch)) {
-    const file = path.join(home, change.file);
-    const existing = readJsonObject(file);
+    let existing: Record<string, unknown> | null;
+    try {
+      existing = readJsonObject(home, change.file);
+      if (existing !== null) writePodFile(home, change.file, `${JSON.stringify(change.update(existing), null, 2)}\n`);
+    } catch (error) {
+      if (!(error instanceof PodTreeError)) throw error;
+      return { args: [], skipped: `${error.message} in the pod's HOME, so the drover MCP server was not added to it` };
+    }
     if (existing === null) return { args: [], skipped: `${change.file} in the pod's HOME is not a JSON object, so the drover MCP server was not added to it` };
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, `${JSON.stringify(change.update(existing), null, 2)}\n`);
   }
   return { args: mcpArgs(slug, launch), skipped: null };
 }

@@ -1,9 +1,9 @@
 import type { RunnerBody } from '../protocol/runner-link.ts';
 
-export type KeptMessage = RunnerBody & { type: 'pod_started' | 'pod_output' };
+export type KeptMessage = RunnerBody & { type: 'pod_started' | 'pod_output' | 'model_call' };
 
 /**
- * pod_started / pod_output made while the runner has no connection: sent right after the next
+ * pod_started / pod_output / model_call made while the runner has no connection: sent right after the next
  * hello, in order, instead of being dropped (outcomes are kept apart, until acknowledged).
  * Bounded: past `maxChars` of output the oldest output goes first.
  */

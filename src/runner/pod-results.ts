@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { addUsage, emptyUsage, usageSince, type AgentReport, type AgentUsage } from '../agents/output/index.ts';
+import { addUsage, emptyUsage, usageSince, USAGE_FIELDS, type AgentReport, type AgentUsage } from '../agents/output/index.ts';
+import type { ModelCall } from '../protocol/runner-link.ts';
 
 /**
  * The running totals of sessions whose CLI reports usage per session, not per run (Codex), so a
@@ -45,22 +46,36 @@ export class PodResults {
   private result: string | null = null;
   private sessionId: string | null = null;
   private usage: AgentUsage = emptyUsage();
+  private relayed: AgentUsage | null = null;
 
   constructor(private readonly sessions: SessionTotals) {}
 
   /** One run of the agent (an autopilot iteration) ended with this report. */
   add(report: AgentReport): void {
-    let usage = report.usage;
-    if (report.sessionTotals && report.session_id !== null) {
+    const usage = { ...report.usage };
+    const totals = report.sessionTotals ? USAGE_FIELDS : (report.sessionTotalFields ?? []);
+    if (totals.length > 0 && report.session_id !== null) {
       const before = this.sessions.swap(report.session_id, report.usage);
-      if (before) usage = usageSince(report.usage, before);
+      const since = before ? usageSince(report.usage, before) : null;
+      if (since) for (const field of totals) usage[field] = since[field];
     }
     this.usage = addUsage(this.usage, usage);
     if (report.result !== null) this.result = report.result;
     if (report.session_id !== null) this.sessionId = report.session_id;
   }
 
+  /**
+   * A call the runner's relay passed for this pod. Once the relay has seen calls, the pod's usage
+   * is their exact sum: the agent's own report covers the same calls (turns excepted, which only
+   * the agent counts as it means them).
+   */
+  addRelayed(call: ModelCall): void {
+    const { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd } = call;
+    this.relayed = addUsage(this.relayed ?? emptyUsage(), { input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, turns: 1 });
+  }
+
   get(): { result: string | null; session_id: string | null; usage: AgentUsage } {
-    return { result: this.result, session_id: this.sessionId, usage: { ...this.usage } };
+    const usage = this.relayed ? { ...this.relayed, turns: this.usage.turns ?? this.relayed.turns } : { ...this.usage };
+    return { result: this.result, session_id: this.sessionId, usage };
   }
 }

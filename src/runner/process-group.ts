@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import type { LaunchOptions, Launched, ProcessLauncher, ProcessResult } from './launcher.ts';
 
+import { signalGroup } from './signals.ts';
+
 export type { ProcessResult } from './launcher.ts';
+export { signalGroup } from './signals.ts';
 
 export interface GroupOptions extends LaunchOptions {
   /**
@@ -57,14 +60,6 @@ export class GroupProcess {
   }
 }
 
-/** Sends `signal` to the process group led by `pid`; a group that is gone already is no error. */
-export function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
 
 /**
  * Sends `signal` to the members of the process group led by `leader`, the leader excepted: the
@@ -143,4 +138,24 @@ export function killProcessesWithEnv(entry: string): void {
       // Gone, or not ours to read.
     }
   }
+}
+
+/**
+ * Whether process group `pid` still exists and is the one the pod's agent led. While its leader
+ * lives, /proc says whose it is (the pid may have been reused); once the leader is gone the group
+ * can only be ours, since a pid is not reused while a process group of that id exists.
+ */
+export function abandonedGroupOf(pid: number, key: string): boolean {
+  try {
+    process.kill(-pid, 0);
+  } catch {
+    return false;
+  }
+  let environ: string;
+  try {
+    environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return true; // the leader has exited (or there is no /proc)
+  }
+  return environ === '' || environ.split('\0').includes(`DROVER_POD_KEY=${key}`);
 }

@@ -1,24 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
-import { agentEnvironment } from '../agents/environment.ts';
+import type { ModelCall, PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
 import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
 import { supportsMcp } from '../agents/mcp.ts';
-import { supportsResume, type BuiltinAgentSlug } from '../agents/builtin.ts';
-import { findExecutable } from '../agents/detect.ts';
-import { buildInvocation, type AgentSpec } from '../agents/invocation.ts';
+import { supportsResume } from '../agents/builtin.ts';
 import { outputReader } from '../agents/output/index.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { PodOutputBuffer } from './pod-output-buffer.ts';
-import { GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
-import { PodResults, SessionTotals } from './pod-results.ts';
+import { abandonedGroupOf, GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
+import { RunningPod } from './running-pod.ts';
 import { readStatus } from './status-file.ts';
-import { wireMcp } from './mcp-wiring.ts';
-import type { PodView, Sandbox } from './sandbox/index.ts';
+import { agentLaunch, type AgentRun } from './agent-launch.ts';
+import type { Cgroups } from './limits/cgroups.ts';
+import { PodWalls } from './limits/pod-walls.ts';
+import type { PodLimits } from './limits/settings.ts';
+import type { ModelRelay } from './relay/server.ts';
+import type { Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 import { deliverPod } from './delivery/index.ts';
-import type { DeliveryReport } from '../protocol/delivery.ts';
 
 export interface SupervisorHooks {
   started(key: string): void;
@@ -31,40 +31,16 @@ export interface SupervisorOptions {
   /** The runner's configured credentials, passed to agents only when a pod names them. */
   credentials: Record<string, string>;
   runnerEnv: NodeJS.ProcessEnv;
-  /** Where agents run (contract §9); default: no sandbox. */
+  /** Where agents run (docs/runners.md); default: no sandbox. */
   sandbox?: Sandbox;
+  /** The machine's control groups and the operator's pod limits (docs/runners.md, "Limits"). */
+  cgroups: Cgroups;
+  podLimits: PodLimits;
   hooks: SupervisorHooks;
+  /** The runner's model relay: pods' model credentials become placeholders for it. */
+  relay?: ModelRelay;
   killGraceMs?: number;
   outputFlushMs?: number;
-}
-
-/** One run of the agent: a direct pod's only one, or an autopilot iteration. */
-interface AgentRun {
-  prompt: string;
-  resumeSessionId: string | null;
-  /** Autopilot only: where the agent reports, and which iteration this is. */
-  statusFile: string | null;
-  iteration: number | null;
-}
-
-class RunningPod {
-  state: PodReport['state'] = 'preparing';
-  process: GroupProcess | null = null;
-  stopReason: 'terminated' | 'timeout' | null = null;
-  timeoutTimer: NodeJS.Timeout | null = null;
-  /** What became of its work (docs/agents.md "Getting the work back"), known once the workspace is done with. */
-  delivery: DeliveryReport | null = null;
-  /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
-  stopped!: () => void;
-  readonly stopRequested = new Promise<void>((resolve) => (this.stopped = resolve));
-  readonly results: PodResults;
-  constructor(
-    readonly spec: PodSpec,
-    workDir: string,
-    readonly output: PodOutputBuffer,
-  ) {
-    this.results = new PodResults(SessionTotals.forPersistentKey(workDir, spec.persistent_key));
-  }
 }
 
 /** Runs the pods of one runner: workspace, agent process(es), output, timeouts, stop. */
@@ -113,6 +89,7 @@ export class PodSupervisor {
       killProcessesWithEnv(`DROVER_POD_KEY=${podKey}`); // and what left the group
     }
     await this.workspaces.sweep(this.pods.keys());
+    await this.options.cgroups.sweep();
   }
 
   /** Cleans up after an earlier run of the runner and readies the process launcher. */
@@ -146,6 +123,25 @@ export class PodSupervisor {
     pod.process?.stop(this.killGraceMs);
   }
 
+  /** A pod over a limit or its budget: its processes are killed now, and it ends `failed` with `message`. */
+  private fail(pod: RunningPod, message: string): void {
+    if (pod.failure || pod.stopReason) return;
+    pod.failure = message;
+    pod.stopped();
+    pod.process?.stop(0);
+  }
+
+  /** Ends running pod `key` as failed with `reason` (the relay refused a call over its budget). */
+  failPod(key: string, reason: string): void {
+    const pod = this.pods.get(key);
+    if (pod) this.fail(pod, reason);
+  }
+
+  /** A model call of pod `key` that the relay passed: it counts in the pod's usage. */
+  relayed(call: ModelCall): void {
+    this.pods.get(call.pod_key)?.results.addRelayed(call);
+  }
+
   /** Stops every pod and waits until all have ended and reported. */
   async stopAll(reason: 'terminated' | 'timeout'): Promise<void> {
     for (const key of [...this.pods.keys()]) this.stop(key, reason);
@@ -162,11 +158,13 @@ export class PodSupervisor {
   private finish(pod: RunningPod, outcome: PodOutcome): void {
     if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
     pod.output.end();
+    this.options.relay?.detach(pod.spec.key);
     this.pods.delete(pod.spec.key);
     this.options.hooks.exited({ ...outcome, delivery: pod.delivery });
   }
 
   private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
+    if (pod.failure && !pod.stopReason) return { key: pod.spec.key, outcome: 'failed', exit_code: exitCode, error_message: pod.failure, ...pod.results.get() };
     return {
       key: pod.spec.key,
       outcome: pod.stopReason ? 'terminated' : outcome,
@@ -190,6 +188,8 @@ export class PodSupervisor {
       const message = error instanceof WorkspaceError ? error.message : `preparing the workspace failed: ${(error as Error).message}`;
       return this.outcome(pod, 'failed', null, message);
     }
+    pod.walls = new PodWalls(this.options.cgroups, this.options.podLimits, spec.key, spec.limits);
+    pod.walls.watchDisk([workspace.path, workspace.home], (message) => this.fail(pod, message));
     try {
       if (pod.stopReason) return this.outcome(pod, 'terminated', null, null);
       if (spec.pod_timeout_minutes) {
@@ -209,6 +209,7 @@ export class PodSupervisor {
       // auto_close false keeps the workspace while the pod stays up (the wait above), not after
       // it was terminated: nothing would ever remove it then. A persistent workspace outlives the
       // pod (release removes only the pod's own state then).
+      await pod.walls.close().catch(() => {});
       await this.workspaces.release(spec.key, { keep: spec.keep_workspace && !spec.persistent_key }).catch(() => {});
     }
   }
@@ -234,7 +235,7 @@ export class PodSupervisor {
     return this.outcome(pod, 'failed', result.code, `the agent ended with ${how}`);
   }
 
-  /** Autopilot (contract §4): iterations in one workspace until the agent reports done or failed. */
+  /** Autopilot (docs/api.md): iterations in one workspace until the agent reports done or failed. */
   private async runAutopilot(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
     const spec = pod.spec;
     const stateDir = this.workspaces.stateDir(spec.key);
@@ -262,6 +263,7 @@ export class PodSupervisor {
         timer.unref();
         const result = await this.runAgent(pod, workspace, { prompt, resumeSessionId, statusFile, iteration }).finally(() => clearTimeout(timer));
         if (pod.stopReason) return this.outcome(pod, 'terminated', result.code, null);
+        if (pod.failure) return this.outcome(pod, 'failed', result.code, null);
         if (timedOut) return this.outcome(pod, 'failed', result.code, `iteration ${iteration} exceeded iteration_timeout_sec (${spec.iteration_timeout_sec} s)`);
         if (result.spawnError) return this.outcome(pod, 'failed', null, result.spawnError);
         const status = readStatus(statusFile);
@@ -278,73 +280,26 @@ export class PodSupervisor {
 
   private async runAgent(pod: RunningPod, workspace: PreparedWorkspace, run: AgentRun): Promise<ProcessResult> {
     const spec = pod.spec;
-    const { statusFile, iteration } = run;
-    const agent: AgentSpec = spec.agent.custom
-      ? { slug: spec.agent.slug, ...spec.agent.custom }
-      : { builtin: spec.agent.slug as BuiltinAgentSlug };
-    const { env, missingCredentials } = agentEnvironment({
-      runnerEnv: this.options.runnerEnv,
-      home: workspace.home,
-      drover: {
-        apiUrl: spec.env.api_url,
-        org: spec.env.org,
-        podKey: spec.key,
-        podToken: spec.env.pod_token,
-        workspace: workspace.path,
-        channelId: spec.env.channel_id,
-        ticketSlug: spec.env.ticket_slug,
-        statusFile,
-        iteration,
-        // Only a custom agent with prompt_position `env` gets the prompt in its environment.
-        prompt: spec.agent.custom?.prompt_position === 'env' ? run.prompt : null,
-      },
-      variables: spec.agent_env ?? {},
-      credentials: spec.credentials,
-      credentialValues: this.options.credentials,
-    });
-    // The drover MCP server in the agent's own configuration (contract §12), unless CONFIG mcp = false.
-    let mcp: Awaited<ReturnType<typeof wireMcp>>;
-    try {
-      mcp = spec.agent.custom ? { args: [], skipped: null } : await wireMcp(spec.agent.slug, workspace.home, env, spec.mcp !== false);
-    } catch (error) {
-      return { code: null, signal: null, spawnError: `could not give the agent the drover MCP server: ${(error as Error).message}` };
-    }
-    if (mcp.skipped) pod.output.note(mcp.skipped);
-    let invocation: ReturnType<typeof buildInvocation>;
-    try {
-      invocation = buildInvocation(agent, {
-        prompt: run.prompt,
-        model: spec.model ?? undefined,
-        maxTurns: spec.max_turns ?? undefined,
-        permissionMode: spec.permission_mode ?? undefined,
-        resumeSessionId: run.resumeSessionId,
-        workspace: workspace.path,
-        mcpArgs: mcp.args,
-      });
-    } catch (error) {
-      return { code: null, signal: null, spawnError: (error as Error).message };
-    }
-    if (missingCredentials.length > 0) {
-      return { code: null, signal: null, spawnError: `the runner has no credential named ${missingCredentials.join(', ')}` };
-    }
-    // Inside a sandbox a missing program would only show as bwrap's own error: say it plainly.
-    const program = invocation.command.includes('/') ? path.resolve(workspace.path, invocation.command) : invocation.command;
-    if (!(await findExecutable(program, env.PATH))) {
-      return { code: null, signal: null, spawnError: `the program "${invocation.command}" was not found on the runner's PATH` };
-    }
     const sandbox = this.options.sandbox;
-    const view: PodView = {
-      cwd: workspace.path,
-      writable: [workspace.path, workspace.home, ...(statusFile ? [path.dirname(statusFile)] : [])],
-      readOnly: workspace.readOnly,
-    };
-    const line = sandbox ? sandbox.wrap(invocation.command, invocation.args, view) : invocation;
+    const launch = await agentLaunch({
+      spec,
+      workspace,
+      run,
+      runnerEnv: this.options.runnerEnv,
+      credentials: this.options.credentials,
+      sandbox,
+      walls: pod.walls!,
+      relay: this.options.relay,
+      note: (text) => pod.output.note(text),
+    });
+    if ('spawnError' in launch) return { code: null, signal: null, spawnError: launch.spawnError };
     // A custom agent's output is its own business: only built-in agents' formats are read.
     const reader = outputReader(spec.agent.custom ? '' : spec.agent.slug);
-    const child = await GroupProcess.start(this.launcher, line.command, line.args, {
-      cwd: workspace.path,
-      env,
-      stdin: invocation.stdin,
+    const child = await GroupProcess.start(this.launcher, launch.command, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      fd3: launch.fd3,
+      stdin: launch.stdin,
       onOutput: (text, stream) => {
         if (stream === 'stdout') reader.write(text);
         pod.output.add(text);
@@ -354,7 +309,7 @@ export class PodSupervisor {
     });
     pod.process = child;
     if (child.pid !== undefined) this.journal.started(child.pid, spec.key);
-    if (pod.stopReason) child.stop(this.killGraceMs);
+    if (pod.stopReason || pod.failure) child.stop(this.killGraceMs);
     if (pod.state === 'preparing' && child.pid !== undefined) {
       pod.state = 'running';
       this.options.hooks.started(spec.key);
@@ -364,6 +319,7 @@ export class PodSupervisor {
     if (!sandbox || sandbox.mode === 'none') killProcessesWithEnv(`DROVER_POD_KEY=${spec.key}`);
     if (child.pid !== undefined) this.journal.ended(child.pid);
     pod.process = null;
+    pod.failure ??= pod.walls!.memoryFailure();
     pod.results.add(reader.end());
     return result;
   }
@@ -376,24 +332,4 @@ export class PodSupervisor {
     this.outputLimit = bytesPerSec;
     this.launcher.setOutputLimit(bytesPerSec);
   }
-}
-
-/**
- * Whether process group `pid` still exists and is the one the pod's agent led. While its leader
- * lives, /proc says whose it is (the pid may have been reused); once the leader is gone the group
- * can only be ours, since a pid is not reused while a process group of that id exists.
- */
-function abandonedGroupOf(pid: number, key: string): boolean {
-  try {
-    process.kill(-pid, 0);
-  } catch {
-    return false;
-  }
-  let environ: string;
-  try {
-    environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
-  } catch {
-    return true; // the leader has exited (or there is no /proc)
-  }
-  return environ === '' || environ.split('\0').includes(`DROVER_POD_KEY=${key}`);
 }

@@ -1,5 +1,5 @@
 /**
- * Pod workspaces and HOMEs on a runner (contract §3 sandbox_strategy, §4 pods, §9 sandbox).
+ * Pod workspaces and HOMEs on a runner (docs/api.md sandbox_strategy, docs/api.md pods, docs/runners.md sandbox).
  *
  * Layout under the runner's work dir (none of it visible to pods but their own places):
  *
@@ -248,7 +248,8 @@ export class WorkspaceManager {
   /** Git in a persistent workspace an agent has used: inside the pod's sandbox. */
   private podGitOptions(target: Target, repo: Repo) {
     const view = { cwd: target.workspace, writable: [target.workspace, target.home], readOnly: [path.join(repo.cache, 'objects')] };
-    const wrap = (command: string, args: string[]) => this.sandbox?.wrap(command, args, view) ?? { command, args };
+    const sandbox = this.sandbox;
+    const wrap = sandbox ? (command: string, args: string[], env: Record<string, string>) => sandbox.wrap(command, args, view, env) : undefined;
     const env = { ...workspaceGitEnv('', ''), HOME: target.home };
     return { cwd: target.workspace, env, timeoutMs: this.gitTimeoutMs, wrap };
   }

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { DomainContext } from '../domain/context.ts';
-import { sweepRuns } from '../domain/loops/runs.ts';
+import { sweepRuns } from '../domain/loops/run-follow.ts';
 import { podLost, terminateOnServer } from '../domain/pods/lifecycle.ts';
 import { DEFAULT_QUEUE_TIMEOUT_MINUTES, sweepQueue } from '../domain/pods/queue.ts';
 import { transitionWithEvent } from '../domain/pods/events.ts';
@@ -10,7 +10,7 @@ import * as pods from '../store/pods.ts';
 
 export interface LivenessOptions {
   intervalMs: number;
-  /** Runner silence before its active pods become `orphaned` (contract §4: 120 s). */
+  /** Runner silence before its active pods become `orphaned` (docs/api.md: 120 s). */
   orphanGraceMs: number;
   /** Runner silence before its orphaned pods are given up as `failed`. */
   orphanFailMs: number;

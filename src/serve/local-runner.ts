@@ -110,6 +110,11 @@ export class LocalRunner {
     // Its pods must not see the server's data dir (the admin token, the secret key, the database),
     // even where it lies inside a directory the sandbox shows.
     env.DROVER_SANDBOX_HIDE = [dataDir, env.DROVER_SANDBOX_HIDE].filter(Boolean).join(':');
+    // The local runner's pod limits (docs/runners.md, "Limits") are its own settings.
+    for (const limit of ['MEMORY_MB', 'PIDS', 'CPUS', 'DISK_MB']) {
+      const value = env[`DROVER_LOCAL_RUNNER_POD_${limit}`];
+      if (value !== undefined) env[`DROVER_RUNNER_POD_${limit}`] = value;
+    }
     // Its own process group: a Ctrl-C in the terminal reaches the server, which stops it in order.
     const child = fork(DROVER_BIN, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     const startedAt = Date.now();

@@ -125,10 +125,15 @@ export interface LoopStats {
   last_run_at: number | null;
   /** The sum of the costs the runs' agents reported; null when none reported one. */
   total_cost_usd: number | null;
+  /** What the runs' pods created since `dayStart` (the loop's day, UTC) spent. */
+  spent_usd_today: number;
 }
 
+/** The start (epoch ms) of the UTC day holding `at`: loops' daily budgets count from it. */
+export const utcDayStart = (at: number): number => Math.floor(at / 86_400_000) * 86_400_000;
+
 /** Stats computed from the runs themselves, so they can never disagree with them. */
-export async function loopStats(db: Executor, loopIds: number[]): Promise<Map<number, LoopStats>> {
+export async function loopStats(db: Executor, loopIds: number[], dayStart = utcDayStart(Date.now())): Promise<Map<number, LoopStats>> {
   const stats = new Map<number, LoopStats>();
   if (loopIds.length === 0) return stats;
   const rows = await db
@@ -154,12 +159,17 @@ export async function loopStats(db: Executor, loopIds: number[]): Promise<Map<nu
       active_run_count: Number(r.active ?? 0),
       last_run_at: r.last === null ? null : Number(r.last),
       total_cost_usd: null,
+      spent_usd_today: 0,
     });
   }
   const costs = await db
     .selectFrom('loop_runs')
     .innerJoin('pods', 'pods.key', 'loop_runs.pod_key')
-    .select(['loop_runs.loop_id', (eb) => eb.fn.sum<number>('pods.usage_cost_usd').as('cost')])
+    .select([
+      'loop_runs.loop_id',
+      (eb) => eb.fn.sum<number>('pods.usage_cost_usd').as('cost'),
+      (eb) => eb.fn.sum<number>(eb.case().when('pods.created_at', '>=', dayStart).then(eb.ref('pods.usage_cost_usd')).else(0).end()).as('today'),
+    ])
     .where('loop_runs.loop_id', 'in', loopIds)
     .where('pods.usage_cost_usd', 'is not', null)
     .groupBy('loop_runs.loop_id')
@@ -168,6 +178,7 @@ export async function loopStats(db: Executor, loopIds: number[]): Promise<Map<nu
     const entry = stats.get(c.loop_id);
     // Sums of binary fractions are kept to the nano-dollar, like the runner's own sums.
     if (entry && c.cost !== null) entry.total_cost_usd = Math.round(Number(c.cost) * 1e9) / 1e9;
+    if (entry && c.today !== null) entry.spent_usd_today = Math.round(Number(c.today) * 1e9) / 1e9;
   }
   return stats;
 }

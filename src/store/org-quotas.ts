@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { DatabaseKind, Executor } from './db.ts';
-import { ACTIVE_POD_STATUSES } from './runners.ts';
+import { SLOT_POD_STATUSES } from './runners.ts';
 import type { OrgQuotasTable } from './schema.ts';
 
 export type QuotaOverrides = Omit<OrgQuotasTable, 'org_id' | 'updated_at'>;
@@ -8,14 +8,14 @@ export type QuotaOverrides = Omit<OrgQuotasTable, 'org_id' | 'updated_at'>;
 export async function findOrgQuotas(db: Executor, orgId: number): Promise<QuotaOverrides | undefined> {
   return db
     .selectFrom('org_quotas')
-    .select(['max_active_pods', 'max_queued_pods', 'max_loops', 'pod_output_bytes_per_sec'])
+    .select(['max_active_pods', 'max_queued_pods', 'max_loops', 'pod_output_bytes_per_sec', 'max_cost_usd_per_month'])
     .where('org_id', '=', orgId)
     .executeTakeFirst();
 }
 
 /** Writes the given overrides (others keep their value); null puts a quota back on the server default. */
 export async function upsertOrgQuotas(db: Executor, orgId: number, set: Partial<QuotaOverrides>, now: number): Promise<void> {
-  const empty: QuotaOverrides = { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null };
+  const empty: QuotaOverrides = { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null, max_cost_usd_per_month: null };
   await db
     .insertInto('org_quotas')
     .values({ org_id: orgId, ...empty, ...set, updated_at: now })
@@ -34,7 +34,7 @@ export async function countActivePods(db: Executor, orgId: number): Promise<numb
     .selectFrom('pods')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('org_id', '=', orgId)
-    .where('status', 'in', ACTIVE_POD_STATUSES)
+    .where('status', 'in', SLOT_POD_STATUSES)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -1,14 +1,14 @@
 import type { Executor } from './db.ts';
-import { ACTIVE_POD_STATUSES } from './runners.ts';
+import { SLOT_POD_STATUSES } from './runners.ts';
 import type { PodRow, PodStatus, PodsTable } from './schema-runners.ts';
 
-/** A pod's results as runs show them (contract §10). */
+/** A pod's results as runs show them (docs/agents.md). */
 export type PodResultsRow = Pick<
   PodRow,
-  'result' | 'session_id' | 'usage_input_tokens' | 'usage_output_tokens' | 'usage_cache_read_tokens' | 'usage_cache_write_tokens' | 'usage_cost_usd' | 'usage_turns'
+  'result' | 'session_id' | 'delivery' | 'usage_input_tokens' | 'usage_output_tokens' | 'usage_cache_read_tokens' | 'usage_cache_write_tokens' | 'usage_cost_usd' | 'usage_turns'
 >;
 
-export { ACTIVE_POD_STATUSES };
+export { SLOT_POD_STATUSES };
 
 /** Whether `podKey` names a pod of the organization (the check behind `pod_key` on messages). */
 export async function podBelongsToOrg(db: Executor, orgId: number, podKey: string): Promise<boolean> {
@@ -69,14 +69,14 @@ export async function desiredPodsOfRunner(db: Executor, runnerId: number): Promi
     .selectAll()
     .where('runner_id', '=', runnerId)
     .where('desired_state', '=', 'run')
-    .where('status', 'in', ACTIVE_POD_STATUSES)
+    .where('status', 'in', SLOT_POD_STATUSES)
     .orderBy('id')
     .execute();
 }
 
 /** The active pods placed on a runner, whatever their desired state. */
 export async function activePodsOfRunner(db: Executor, runnerId: number): Promise<PodRow[]> {
-  return db.selectFrom('pods').selectAll().where('runner_id', '=', runnerId).where('status', 'in', ACTIVE_POD_STATUSES).orderBy('id').execute();
+  return db.selectFrom('pods').selectAll().where('runner_id', '=', runnerId).where('status', 'in', SLOT_POD_STATUSES).orderBy('id').execute();
 }
 
 /** Updates a pod only while it is in one of `from`; returns whether it changed (a state machine step). */
@@ -138,16 +138,16 @@ export async function podResultsByKeys(db: Executor, keys: readonly string[]): P
   if (keys.length === 0) return found;
   const rows = await db
     .selectFrom('pods')
-    .select(['key', 'result', 'session_id', 'usage_input_tokens', 'usage_output_tokens', 'usage_cache_read_tokens', 'usage_cache_write_tokens', 'usage_cost_usd', 'usage_turns'])
+    .select(['key', 'result', 'session_id', 'delivery', 'usage_input_tokens', 'usage_output_tokens', 'usage_cache_read_tokens', 'usage_cache_write_tokens', 'usage_cost_usd', 'usage_turns'])
     .where('key', 'in', [...new Set(keys)])
     .execute();
   for (const { key, ...row } of rows) found.set(key, row);
   return found;
 }
 
-/** The still-active pods a pod spawned (contract §12). */
+/** The still-active pods a pod spawned (docs/mcp.md). */
 export async function activeChildPods(db: Executor, parentKey: string): Promise<PodRow[]> {
-  return db.selectFrom('pods').selectAll().where('parent_pod_key', '=', parentKey).where('status', 'in', ACTIVE_POD_STATUSES).orderBy('id').execute();
+  return db.selectFrom('pods').selectAll().where('parent_pod_key', '=', parentKey).where('status', 'in', SLOT_POD_STATUSES).orderBy('id').execute();
 }
 
 /** How many still-active pods a pod spawned. */
@@ -156,7 +156,7 @@ export async function countActiveChildPods(db: Executor, parentKey: string): Pro
     .selectFrom('pods')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('parent_pod_key', '=', parentKey)
-    .where('status', 'in', ACTIVE_POD_STATUSES)
+    .where('status', 'in', SLOT_POD_STATUSES)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

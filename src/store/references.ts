@@ -1,6 +1,6 @@
 import type { Executor } from './db.ts';
 import { adjustTicketCount, bumpTicketVersion } from './tickets.ts';
-import { ACTIVE_POD_STATUSES } from './runners.ts';
+import { SLOT_POD_STATUSES } from './runners.ts';
 
 /**
  * What still uses a resource an administrator deletes (src/domain/admin/deletes.ts decides what
@@ -19,7 +19,7 @@ export async function loopsUsing(db: Executor, orgId: number, use: Use, limit: n
 
 /** Keys of the active pods that use it. */
 export async function activePodsUsing(db: Executor, orgId: number, use: Use, limit: number): Promise<string[]> {
-  let query = db.selectFrom('pods').select('key').where('org_id', '=', orgId).where('status', 'in', ACTIVE_POD_STATUSES);
+  let query = db.selectFrom('pods').select('key').where('org_id', '=', orgId).where('status', 'in', SLOT_POD_STATUSES);
   query = 'repositoryId' in use ? query.where('repository_id', '=', use.repositoryId) : query.where('agent_slug', '=', use.agentSlug);
   return (await query.orderBy('id').limit(limit).execute()).map((r) => r.key);
 }

@@ -3,7 +3,7 @@ import type { DatabaseKind, Executor } from './db.ts';
 import type { RunnerRow, RunnersTable } from './schema-runners.ts';
 
 /** Pods that hold a slot of their runner (a `queued` pod has no runner yet, so holds none). */
-export const ACTIVE_POD_STATUSES = ['initializing', 'running', 'orphaned'] as const;
+export const SLOT_POD_STATUSES = ['initializing', 'running', 'orphaned'] as const;
 
 export type RunnerWithCount = RunnerRow & { pod_count: number };
 
@@ -16,7 +16,7 @@ function withPodCount(db: Executor) {
         .selectFrom('pods')
         .select(eb.fn.countAll<number>().as('n'))
         .whereRef('pods.runner_id', '=', 'runners.id')
-        .where('pods.status', 'in', ACTIVE_POD_STATUSES)
+        .where('pods.status', 'in', SLOT_POD_STATUSES)
         .as('pod_count'),
     )
     .where('runners.deleted_at', 'is', null);

@@ -30,6 +30,8 @@ export interface LoopsTable {
   autopilot_config: string;
   /** The agentfile every run's pod gets (migration 0013); null: none. */
   agentfile_layer: string | null;
+  /** US dollars a day (UTC) the loop's runs may spend on model calls (migration 0018); null: none. */
+  budget_usd_per_day: number | null;
   status: 'enabled' | 'disabled';
   next_run_at: number | null;
   run_counter: number;

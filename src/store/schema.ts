@@ -101,7 +101,24 @@ export interface OrgQuotasTable {
   max_queued_pods: number | null;
   max_loops: number | null;
   pod_output_bytes_per_sec: number | null;
+  /** US dollars per calendar month (UTC) of model calls (migration 0018); null: none. */
+  max_cost_usd_per_month: number | null;
   updated_at: number;
+}
+
+/** The ledger of model calls the runners' relays passed (migration 0018). */
+export interface ModelCallsTable {
+  id: string;
+  org_id: number;
+  pod_id: number;
+  provider: string;
+  model: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+  created_at: number;
 }
 
 export interface TicketVersionsTable {
@@ -156,7 +173,7 @@ export interface RateLimitHitsTable {
   hits: number;
 }
 
-/** The event log (contract §11); see migrations/0014_events.ts. */
+/** The event log (docs/events.md); see migrations/0014_events.ts. */
 export interface EventsTable {
   id: Generated<number>;
   org_id: number;
@@ -219,6 +236,7 @@ export interface Database {
   events: EventsTable;
   event_heads: EventHeadsTable;
   presets: PresetsTable;
+  model_calls: ModelCallsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

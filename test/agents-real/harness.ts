@@ -29,7 +29,7 @@ export const ORG = '/api/v1/ext/orgs/default';
 const ADMIN_TOKEN = 'drvadm_agents_real_admin_token_0123456789abcdef';
 /** The API key of the model stand-in: the only key it accepts. */
 export const MODEL_KEY = 'sk-mock-model-key-only-for-credentials-9f1c';
-/** Seconds between SIGTERM and SIGKILL when a pod is stopped (contract §4). */
+/** Seconds between SIGTERM and SIGKILL when a pod is stopped (docs/api.md). */
 const KILL_GRACE_MS = 10_000;
 
 export interface PodView {

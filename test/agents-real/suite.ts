@@ -1,5 +1,5 @@
 /**
- * The tests every real agent CLI goes through (contract §10), driven through the REST API from a
+ * The tests every real agent CLI goes through (docs/agents.md), driven through the REST API from a
  * pod, on a real server and runner (harness.ts), against the CLI's model stand-in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +81,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       else expect(cost).toBeGreaterThan(0);
     });
 
-    it('has the drover MCP server (contract §12): the model calls channel_post, the message lands in the pod\'s channel as the agent, with the pod key', async () => {
+    it('has the drover MCP server (docs/mcp.md): the model calls channel_post, the message lands in the pod\'s channel as the agent, with the pod key', async () => {
       const created = await h.api('POST', `${ORG}/channels`, { name: unique('mcp-channel') });
       expect(created.status, created.text).toBe(201);
       const channelId = (created.body as { channel: { id: number } }).channel.id;
@@ -123,7 +123,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       expect(await processesLeft(key)).toEqual([]);
     }, 180_000);
 
-    it('every permission_mode of contract §10 reaches the CLI as a flag it accepts: it starts and completes', async () => {
+    it('every permission_mode of docs/agents.md reaches the CLI as a flag it accepts: it starts and completes', async () => {
       const modes = builtinAgent(slug)!.permissionModes;
       const pods = await Promise.all(
         modes.map(async (mode) => {
@@ -233,7 +233,7 @@ async function runLoop(h: Harness, slug: string, script: string): Promise<RunVie
   );
 }
 
-/** Autopilot with Claude Code (contract §10): it reports through $DROVER_STATUS_FILE and continues its session. */
+/** Autopilot with Claude Code (docs/agents.md): it reports through $DROVER_STATUS_FILE and continues its session. */
 function autopilotTests(harness: () => Harness): void {
   const report = (status: string, summary: string) => ({ shell: `printf '%s\\n' '{"status": "${status}", "summary": "${summary}"}' > "$DROVER_STATUS_FILE"` });
   const autopilot = (h: Harness, script: string) => h.createPod(script, [...agentLines(h.slug, h.mock.url), 'MODE autopilot', 'CONFIG max_iterations = 5']);

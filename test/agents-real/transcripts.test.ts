@@ -1,5 +1,5 @@
 /**
- * Transcripts of live pods of the four published CLIs (docs/transcripts.md; contract §20), each run
+ * Transcripts of live pods of the four published CLIs (docs/transcripts.md; docs/transcripts.md), each run
  * by a real runner against its model stand-in (harness.ts): `GET /pods/:key/transcript` while the
  * agent works, then once it has ended. The model asks for a quick command, then a slow one, then
  * answers with a text; while the slow command runs, the transcript already shows the first command

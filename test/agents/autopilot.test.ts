@@ -1,5 +1,5 @@
 /**
- * What an agent in autopilot is told (src/agents/autopilot.ts, contract §10 "Autopilot"): the task
+ * What an agent in autopilot is told (src/agents/autopilot.ts, docs/agents.md "Autopilot"): the task
  * comes first and the way to report follows; later iterations continue the agent's own session
  * with a short prompt, or give the task again to an agent that cannot resume; shell and custom
  * agents get their prompt untouched. The example command the agent is shown is run for real.

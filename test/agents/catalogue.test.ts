@@ -1,6 +1,6 @@
 /**
- * The runner-side agent layer (contract §4 "Built-in agents", "Agent environment", "Autopilot",
- * custom agents of §2): the exact command line of every built-in agent, custom agents' prompt
+ * The runner-side agent layer (docs/api.md "Built-in agents", "Agent environment", "Autopilot",
+ * custom agents of docs/api.md): the exact command line of every built-in agent, custom agents' prompt
  * positions, session ids in recorded-shape output, the minimal environment, PATH detection — and
  * real spawns of stand-in executables that prove each program receives exactly the argv, stdin and
  * environment built here.
@@ -415,7 +415,7 @@ afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('ENV variables and permission modes (contract §10)', () => {
+describe('ENV variables and permission modes (docs/agents.md)', () => {
   it('ENV variables reach the agent; LANG and TERM may be set so; credentials and DROVER_* win; reserved names are dropped', () => {
     const { env } = agentEnvironment({
       runnerEnv: { PATH: '/usr/bin', HOME: '/home/r', LANG: 'C.UTF-8' },

@@ -49,6 +49,7 @@ describe('recorded output of the pinned CLIs', () => {
       session_id: expect.stringMatching(UUID),
       usage: { input_tokens: two.input, output_tokens: two.output, cache_read_tokens: two.cacheRead, cache_write_tokens: two.cacheWrite, cost_usd: 0.01088, turns: 2 },
       sessionTotals: false,
+      sessionTotalFields: ['cost_usd'],
     });
     // Every line names the session: the one of the result line is the one reported.
     const lines = fixture('claude-code-tool.jsonl').trim().split('\n');

@@ -1,5 +1,5 @@
 /**
- * The admin runner endpoints of contract §15 at the API level (runner rows without processes; the
+ * The admin runner endpoints of docs/decisions.md at the API level (runner rows without processes; the
  * real link is exercised in test/e2e/runner-lifecycle.test.ts and test/e2e/replicas.test.ts):
  * list, delete (credential revoked, active pods failed saying so, the runner gone from every view)
  * and rotate-credential (needs the runner connected); their 400/401/404/409 answers, which change

@@ -1,5 +1,5 @@
 /**
- * Bodies the contract refuses at the door (§1, §3, §15): JSON nested deeper than 64 levels is 400
+ * Bodies the contract refuses at the door (docs/api.md, docs/api.md, docs/decisions.md): JSON nested deeper than 64 levels is 400
  * VALIDATION_FAILED, never 500, on an unauthenticated route and an authenticated one, with or
  * without an Idempotency-Key (the walks that used to recurse over such bodies overflowed the
  * stack); `callback_url` values `new URL` refuses are 400; routes that do not exist are 404 before

@@ -1,5 +1,5 @@
 /**
- * The dashboard's routes (contract §14) in the app: `/` and its two assets with a strict CSP,
+ * The dashboard's routes (docs/dashboard.md) in the app: `/` and its two assets with a strict CSP,
  * gzip when accepted, ETags; none of it without assets (DROVER_DASHBOARD=false); and the order
  * of checks the dashboard's scope probe relies on (403 with required_scopes before 400). The
  * assets are the real build of web/ (bin/build-dashboard.mjs), whose script must stay within the

@@ -1,6 +1,6 @@
 /**
- * Every answer the HTTP layer gives on its own carries the contract's error body (contract §1,
- * §15): the request timeout (408), oversized headers (431), requests Node's parser refuses (400),
+ * Every answer the HTTP layer gives on its own carries the contract's error body (docs/api.md,
+ * docs/decisions.md): the request timeout (408), oversized headers (431), requests Node's parser refuses (400),
  * unknown methods (404 like an unknown route: `FOO`, `QUERY`, `CONNECT`), `Expect` values other
  * than 100-continue (417). Over a real socket: none of these reach Fastify's request path.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries of loop runs (contract §15): `GET …/runs/:run_id/deliveries` lists a run's
+ * Webhook deliveries of loop runs (docs/decisions.md): `GET …/runs/:run_id/deliveries` lists a run's
  * callback deliveries with their attempts (time, status code or error, duration), and
  * `POST …/runs/:run_id/redeliver` queues a new delivery of the same event (same body, same
  * `webhook-id`) to the loop's callback_url. Served under both loop prefixes; `loops:read` to list,

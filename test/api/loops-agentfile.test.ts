@@ -1,6 +1,6 @@
 /**
- * Loops and what their runs' pods get (contract §10 "Loops", "Sessions", "Waiting for a runner";
- * §3 "Run ↔ pod"): `agentfile_layer` on create and PUT (shown on the record, given to every run's
+ * Loops and what their runs' pods get (docs/agents.md "Loops", "Sessions", "Waiting for a runner";
+ * docs/api.md "Run ↔ pod"): `agentfile_layer` on create and PUT (shown on the record, given to every run's
  * pod, its errors 400 naming the field and line), `branch_name` checked like a BRANCH, the session
  * a run resumes (only a completed run's, only in the persistent sandbox), and runs whose pod waits
  * in the pod queue (`pending`, terminated on cancel, failed by the queue timeout).
@@ -13,7 +13,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
-import { sweepRuns } from '../../src/domain/loops/runs.ts';
+import { sweepRuns } from '../../src/domain/loops/run-follow.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
 import type { PodConfig } from '../../src/domain/pods/model.ts';
 import { expireQueuedPods } from '../../src/domain/pods/queue.ts';
@@ -157,6 +157,9 @@ describe.each(DATABASES)('loops: agentfile_layer, branch_name, sessions and queu
       ['CONFIG permission_mode = workspace-write', 1, /permission_mode of claude-code must be one of default, acceptEdits, bypassPermissions, dontAsk, plan/],
       ['CONFIG colour = red', 1, /unknown CONFIG key/],
       ['ENV DROVER_API_URL "x"', 1, /reserved/],
+      ['ENV LD_PRELOAD "/w/evil.so"', 1, /ENV LD_PRELOAD is not allowed/],
+      ['CONFIG model = m\nENV GLIBC_TUNABLES "x"', 2, /ENV GLIBC_TUNABLES is not allowed/],
+      ['CREDENTIAL LD_AUDIT', 1, /CREDENTIAL LD_AUDIT is not allowed/],
       ['CREDENTIAL X_KEY\nENV X_KEY "v"', 2, /both as CREDENTIAL/],
     ])('%j → 400 naming agentfile_layer and line %i; nothing written', async (text, line, message) => {
       const before = await counts();

@@ -1,5 +1,5 @@
 /**
- * Authentication, organization and scope checks of the eleven loop endpoints (contract §1 "Order of
+ * Authentication, organization and scope checks of the eleven loop endpoints (docs/api.md "Order of
  * checks", "Scopes", "Error body"), under both prefixes they are served at. Every refused request
  * must leave the loops, runs and pods exactly as they were. Malformed input: loops-malformed.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The loop endpoints (external-api "Loops"; contract §1, §3) under both prefixes they are served
+ * The loop endpoints (external-api "Loops"; docs/api.md, docs/api.md) under both prefixes they are served
  * at: create (defaults, slugs, validation), list, get, update, enable/disable, trigger under the
  * three concurrency policies, templates, runs (list, get, cancel), delete and the loop's stats.
  *
@@ -13,7 +13,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
-import { sweepRuns } from '../../src/domain/loops/runs.ts';
+import { sweepRuns } from '../../src/domain/loops/run-follow.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
@@ -30,6 +30,7 @@ const LOOP_KEYS = [
   'agentfile_layer',
   'autopilot_config',
   'branch_name',
+  'budget_usd_per_day',
   'callback_secret',
   'callback_url',
   'cancelled_runs',
@@ -55,6 +56,7 @@ const LOOP_KEYS = [
   'sandbox_strategy',
   'session_persistence',
   'slug',
+  'spent_usd_today',
   'status',
   'successful_runs',
   'timeout_minutes',
@@ -242,7 +244,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
     });
 
     describe('POST /loops', () => {
-      it('→ 201 {loop} with every field of contract §3 and its defaults', async () => {
+      it('→ 201 {loop} with every field of docs/api.md and its defaults', async () => {
         const res = await call('POST', '/loops', { name: 'Nightly', prompt_template: 'Run the nightly checks' });
         expect(res.statusCode, res.body).toBe(201);
         expect(res.headers['content-type']).toMatch(/^application\/json\b/);
@@ -275,6 +277,8 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
           agentfile_layer: null,
           runner_labels: [],
           preset: null,
+          budget_usd_per_day: null,
+          spent_usd_today: 0,
           status: 'enabled',
           next_run_at: null,
           last_run_at: null,

@@ -1,5 +1,5 @@
 /**
- * GET /metrics (contract §15): Prometheus text format from prom-client, behind the admin token;
+ * GET /metrics (docs/decisions.md): Prometheus text format from prom-client, behind the admin token;
  * request counts and latencies by route and status, pods by status, queued pods, runners by
  * status, cron lag, webhook outbox depth and event subscribers, read from the database.
  */
@@ -36,7 +36,7 @@ describe.each(DATABASES)('GET /metrics on %s', (kind) => {
     expectError(await t.request({ method: 'GET', url: '/metrics', key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}x` } }), 401, 'INVALID_API_KEY');
   });
 
-  it('parses as Prometheus text with every metric of contract §15 declared', async () => {
+  it('parses as Prometheus text with every metric of docs/decisions.md declared', async () => {
     const metrics = await scrape();
     expect(Object.fromEntries(metrics.types)).toMatchObject({
       drover_http_requests_total: 'counter',

@@ -419,12 +419,12 @@ describe('the OpenAPI document states what clients need', () => {
 
   it('names the scope of every operation an API key calls, the admin token where that is needed, and no credential for health and registration', () => {
     for (const { path: route, operation } of operations) {
-      // /metrics is for operators: the admin token too (contract §15).
+      // /metrics is for operators: the admin token too (docs/decisions.md).
       if (route.startsWith('/api/v1/admin/') || route === '/metrics') expect(operation.security, route).toEqual([{ adminToken: [] }]);
       else if (route.startsWith('/api/v1/ext/orgs/') || route.startsWith('/api/v1/orgs/')) {
         expect(operation.security, route).toBeUndefined(); // the document's: X-API-Key or Bearer
         // One scope, except the event stream (any read scope opens it: each event type needs its own)
-        // and whoami (any valid credential of the organization, contract §12's drover mcp asks it).
+        // and whoami (any valid credential of the organization, docs/mcp.md's drover mcp asks it).
         // GET /activity likewise; GET /users and /presets are for any credential (pickers).
         const anyCredential = ['/auth/whoami', '/users', '/presets'].some((end) => route.endsWith(end));
         expect(operation['x-required-scopes']?.length, route).toBe(route.endsWith('/events') || route.endsWith('/activity') ? 5 : anyCredential ? 0 : 1);

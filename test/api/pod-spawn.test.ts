@@ -1,5 +1,5 @@
 /**
- * Pods that spawn pods with their own token (contract §12): the pod token's scopes, `whoami`,
+ * Pods that spawn pods with their own token (docs/mcp.md): the pod token's scopes, `whoami`,
  * `parent_pod_key`, the depth limit (3 levels below a pod created through the API), the fan-out
  * limit (10 active children), inheritance of channel and ticket, terminating only one's own
  * children, and children terminated when their parent ends, whichever way. Runners are rows (no
@@ -45,7 +45,7 @@ describe.each(DATABASES)('pods spawned by pods on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  it('whoami answers an API key and a pod token with their scopes; the pod token holds the scopes of contract §12', async () => {
+  it('whoami answers an API key and a pod token with their scopes; the pod token holds the scopes of docs/mcp.md', async () => {
     const res = await t.request({ method: 'GET', url: t.path('/auth/whoami') });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().principal).toMatchObject({ type: 'api_key', pod_key: null });

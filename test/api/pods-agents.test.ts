@@ -1,5 +1,5 @@
 /**
- * What contract §10 adds to pods, at the API on every database: `CONFIG permission_mode` checked
+ * What docs/agents.md adds to pods, at the API on every database: `CONFIG permission_mode` checked
  * per agent (400 naming that agent's values), the `ENV` directive (shown as `env`, sent to the
  * runner in the pod spec), and the agent's results (`result`, `session_id`, `usage`) as a runner
  * reports them, on pods, on loop runs, and summed into a loop's `total_cost_usd`. No runner process
@@ -27,7 +27,7 @@ interface PodJson {
   usage: Record<string, number | null>;
 }
 
-describe.each(DATABASES)('pods: agents unattended (contract §10) on %s', (kind) => {
+describe.each(DATABASES)('pods: agents unattended (docs/agents.md) on %s', (kind) => {
   let t: TestApp;
   let runnerId: number;
 
@@ -128,6 +128,13 @@ describe.each(DATABASES)('pods: agents unattended (contract §10) on %s', (kind)
       ['PROMPT "x"\nENV DROVER_POD_KEY "p-1"', 2, 'ENV DROVER_POD_KEY is reserved'],
       ['ENV PATH "/evil"', 1, 'ENV PATH is reserved'],
       ['ENV HOME "/"', 1, 'ENV HOME is reserved'],
+      // The loader and libc names (docs/runners.md, "The walls"), for ENV and CREDENTIAL alike.
+      ...['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'GCONV_PATH', 'GETCONF_DIR', 'GLIBC_TUNABLES', 'HOSTALIASES', 'LOCALDOMAIN', 'LOCPATH', 'MALLOC_CHECK_', 'MALLOC_ARENA_MAX', 'NLSPATH', 'RES_OPTIONS', 'TMPDIR', 'TZDIR'].flatMap(
+        (name): [string, number, string][] => [
+          [`PROMPT "x"\nENV ${name} "/tmp/evil.so"`, 2, `ENV ${name} is not allowed`],
+          [`CREDENTIAL ${name}`, 1, `CREDENTIAL ${name} is not allowed`],
+        ],
+      ),
       [`ENV BIG "${'x'.repeat(4097)}"`, 1, 'ENV BIG must be at most 4096 bytes'],
       [Array.from({ length: 51 }, (_, i) => `ENV V${i} "${i}"`).join('\n'), 51, 'at most 50 ENV variables'],
       ['CREDENTIAL API_KEY\nENV API_KEY "x"', 2, 'API_KEY is given both as CREDENTIAL (line 1) and as ENV'],

@@ -1,5 +1,5 @@
 /**
- * The security matrix of the pod and runner endpoints (contract §1 "Auth header", "Order of checks",
+ * The security matrix of the pod and runner endpoints (docs/api.md "Auth header", "Order of checks",
  * "Scopes", "Error body"): missing, malformed, unknown, revoked and expired keys; scopes (and that a
  * pods:read key writes nothing); other organizations' keys, pods and runners; pod tokens. Every row
  * runs against every endpoint and every database, and every refused request must leave the pod,

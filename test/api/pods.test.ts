@@ -1,5 +1,5 @@
 /**
- * The pod endpoints (external-api "Pods"; contract §1, §4): create with and without an
+ * The pod endpoints (external-api "Pods"; docs/api.md, docs/api.md): create with and without an
  * agentfile_layer, detail, list, terminate, output, placement on runners, idempotent creates,
  * and the pod token (the agent's own key). No runner process runs here: runners are rows
  * inserted through the store, so every pod stays `initializing` until a test moves it.
@@ -446,7 +446,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
     ])('%j → 400 naming agentfile_layer and line %i, nothing written', async (layer, line) => {
       const count = await podCount();
       const body = expectError(await create({ agent_slug: 'shell', agentfile_layer: layer }), 400, 'VALIDATION_FAILED');
-      // Body fields are JSON pointers (contract §1 "Error body"; the ticket tests settled /field over field).
+      // Body fields are JSON pointers (docs/api.md "Error body"; the ticket tests settled /field over field).
       expect(body.details![0].field).toBe('/agentfile_layer');
       expect(body.details![0].message).toMatch(new RegExp(`\\bline ${line}\\b`));
       expect(body.error).toMatch(new RegExp(`^agentfile_layer line ${line}: `));
@@ -465,7 +465,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       expect(await podCount()).toBe(count);
     });
 
-    // Was a bug (fixed): contract §4 agentfile_layer: "an unknown repository is 400 naming the line". src/domain/pods/service.ts
+    // Was a bug (fixed): docs/api.md agentfile_layer: "an unknown repository is 400 naming the line". src/domain/pods/service.ts
     // resolveRepository (line 55) throws invalid('/agentfile_layer', 'REPO names no repository …') without a line, and
     // the foreign channel_id check in launchPod (line 81) does the same. agentfile.ts already offers the tools
     // (parseAgentfileLayerWithLines gives lines.REPO / lines['CONFIG channel_id'], agentfileError(line, reason)). Fix:
@@ -895,7 +895,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       expect(res.statusCode, res.body).toBe(201);
     });
 
-    it('reads runners, repositories and loops (contract §12), but terminates only pods it spawned and writes no loop', async () => {
+    it('reads runners, repositories and loops (docs/mcp.md), but terminates only pods it spawned and writes no loop', async () => {
       expect(expectError(await asPod('POST', `/pods/${podKey}/terminate`), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual(['pods:write']);
       const other = await createOk({ agent_slug: 'shell' });
       expectError(await asPod('POST', `/pods/${other}/terminate`), 403, 'INSUFFICIENT_SCOPE');

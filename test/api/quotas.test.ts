@@ -1,5 +1,5 @@
 /**
- * Quotas per organization (contract §15): server-wide defaults, overridden per org through
+ * Quotas per organization (docs/decisions.md): server-wide defaults, overridden per org through
  * `GET/PATCH /api/v1/admin/orgs/{org}/quotas` (null: back to the default; 0: no limit). Exceeding
  * `max_queued_pods` or `max_loops` is 429 QUOTA_EXCEEDED naming the quota in the message and in
  * `details`, and writes nothing; a pod beyond `max_active_pods` (a loop run's too) waits `queued`
@@ -15,7 +15,7 @@ import { expectError } from '../helpers/errors.ts';
 import { insertRunner } from '../helpers/runners.ts';
 import { waitFor } from '../helpers/runner-process.ts';
 
-const DEFAULTS: Quotas = { max_active_pods: 3, max_queued_pods: 7, max_loops: 2, pod_output_bytes_per_sec: 4096 };
+const DEFAULTS: Quotas = { max_active_pods: 3, max_queued_pods: 7, max_loops: 2, max_cost_usd_per_month: 0, pod_output_bytes_per_sec: 4096 };
 
 interface QuotaBody {
   quotas: { org: string; overrides: Record<keyof Quotas, number | null>; defaults: Quotas; effective: Quotas };
@@ -64,7 +64,7 @@ describe.each(DATABASES)('quotas on %s', (kind) => {
       expect(res.json()).toEqual({
         quotas: {
           org: slug,
-          overrides: { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null },
+          overrides: { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null, max_cost_usd_per_month: null },
           defaults: DEFAULTS,
           effective: DEFAULTS,
         },
@@ -73,16 +73,16 @@ describe.each(DATABASES)('quotas on %s', (kind) => {
 
     it('PATCH changes only the quotas given; null puts one back on the default; {} changes nothing', async () => {
       const { slug } = await freshOrg();
-      let res = await admin('PATCH', `/orgs/${slug}/quotas`, { max_active_pods: 50, max_queued_pods: 0, pod_output_bytes_per_sec: 10_000_000_000 });
+      let res = await admin('PATCH', `/orgs/${slug}/quotas`, { max_active_pods: 50, max_queued_pods: 0, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: null });
       expect(res.statusCode, res.body).toBe(200);
       let body = (res.json() as QuotaBody).quotas;
-      expect(body.overrides).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: null, pod_output_bytes_per_sec: 10_000_000_000 });
-      expect(body.effective).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: 2, pod_output_bytes_per_sec: 10_000_000_000 });
+      expect(body.overrides).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: null, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: null });
+      expect(body.effective).toEqual({ max_active_pods: 50, max_queued_pods: 0, max_loops: 2, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: 0 });
       expect((await admin('GET', `/orgs/${slug}/quotas`)).json()).toEqual(res.json());
 
       res = await admin('PATCH', `/orgs/${slug}/quotas`, { max_active_pods: null, max_loops: 9 });
       body = (res.json() as QuotaBody).quotas;
-      expect(body.overrides).toEqual({ max_active_pods: null, max_queued_pods: 0, max_loops: 9, pod_output_bytes_per_sec: 10_000_000_000 });
+      expect(body.overrides).toEqual({ max_active_pods: null, max_queued_pods: 0, max_loops: 9, pod_output_bytes_per_sec: 10_000_000_000, max_cost_usd_per_month: null });
       expect(body.effective.max_active_pods).toBe(3);
 
       res = await admin('PATCH', `/orgs/${slug}/quotas`, {});

@@ -1,5 +1,5 @@
 /**
- * Rate limits on @fastify/rate-limit (contract §15): per API key, failed authentication per client
+ * Rate limits on @fastify/rate-limit (docs/decisions.md): per API key, failed authentication per client
  * address (429 for refused credentials after 30 failures a minute; a credential that verifies is
  * never refused for its address), runner
  * registration per address; 429 RATE_LIMITED with Retry-After. On PostgreSQL each is one limit
@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp, type AppOptions } from '../../src/app.ts';
+import { buildApp, type AppOptions } from '../../src/serve/build-app.ts';
 import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES } from '../../src/protocol/scopes.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';

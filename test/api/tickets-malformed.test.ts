@@ -1,6 +1,6 @@
 /**
- * Malformed input on every ticket endpoint (contract §1 "Bodies", "Path ids", "Query params",
- * "Page sizes", "Error body"; §8): table-driven sweeps plus fast-check properties. Each answer
+ * Malformed input on every ticket endpoint (docs/api.md "Bodies", "Path ids", "Query params",
+ * "Page sizes", "Error body"; docs/api.md): table-driven sweeps plus fast-check properties. Each answer
  * must be a 4xx (never 5xx) with the contract's error body, the exact status where the contract
  * fixes it, and no row may be written: every sweep test compares the ticket tables before and
  * after, and after all of them the next valid create in the org still gets number 1.
@@ -445,7 +445,7 @@ describe.each(DATABASES)('malformed ticket requests on %s', (kind) => {
       // Was a bug (fixed): src/domain/tickets/service.ts (checkAssignee, resolveParent, createTicket, parentWithoutCycle) calls
       // invalid('assignee_id' | 'parent_slug' | 'repository_id', …) from src/errors.ts, so details[].field is the bare
       // name 'assignee_id', while every other body error (src/api/validation.ts) uses a JSON pointer '/assignee_id'.
-      // Contract §1: field is "<json pointer or param name>"; body fields are pointers. Fix: pass '/assignee_id' etc.
+      // docs/api.md: field is "<json pointer or param name>"; body fields are pointers. Fix: pass '/assignee_id' etc.
       // for body fields (or give invalid() a body/param flag).
       it('details[].field of a domain-level body error is a JSON pointer like every other body error', async () => {
         expectInvalid(await postBeta({ type: 'bug', title: 'x', assignee_id: 999_999 }), '/assignee_id');
@@ -699,7 +699,7 @@ describe.each(DATABASES)('malformed ticket requests on %s', (kind) => {
   describe('lenient integer spellings in the query', () => {
     // Was a bug (fixed): src/api/validation.ts makeAjv(true) coerces query strings with Ajv's `coerceTypes`, which turns any string
     // that equals +string into a number: "offset= " → 0, "limit=0x10" → 16, "offset=0b11" → 3, "limit=1e1" → 10,
-    // "repository_id=0x1" → 1 and "limit=Infinity" → clamped to 100, all 200. Contract §1: "Integers must be integers"
+    // "repository_id=0x1" → 1 and "limit=Infinity" → clamped to 100, all 200. docs/api.md: "Integers must be integers"
     // (400 otherwise). Fix: before coercion, require integer query/path params to match /^-?\d+$/ (e.g. an Ajv keyword or
     // a preValidation hook over the schema's integer properties), so only decimal digits are accepted.
     it('blank, hexadecimal, binary, exponent and Infinity spellings → 400', async () => {

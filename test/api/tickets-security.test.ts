@@ -1,5 +1,5 @@
 /**
- * The security matrix of the seven ticket endpoints (contract §1 "Auth header", "Order of checks",
+ * The security matrix of the seven ticket endpoints (docs/api.md "Auth header", "Order of checks",
  * "Scopes", "Error body"): missing, malformed, unknown, revoked and expired keys; scopes; foreign and
  * unknown organizations; tickets of another organization; both auth headers; and the order
  * 401 → 404 → 403 → 400 when the body is malformed too. Every row runs against every endpoint and
@@ -82,7 +82,7 @@ const MALFORMED_KEYS = [
   `Bearer drv_${randomBase62(40)}`,
 ];
 
-/** The contract's error body (§1 "Error body"), and the status and code. */
+/** The contract's error body (docs/api.md "Error body"), and the status and code. */
 
 describe.each(DATABASES)('ticket endpoints security on %s', (kind) => {
   let t: TestApp;

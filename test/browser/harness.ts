@@ -1,5 +1,5 @@
 /**
- * Browser tests of the dashboard (contract §14): a real `drover serve` with its local runner, and a
+ * Browser tests of the dashboard (docs/dashboard.md): a real `drover serve` with its local runner, and a
  * real Chromium (/usr/bin/chromium) driven by playwright-core. No request leaves the server's
  * origin: every page records the URLs it asked for, and `offOrigin()` lists any that went elsewhere.
  */

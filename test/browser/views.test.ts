@@ -5,10 +5,12 @@
  * "Run an agent"; the usage view. Chromium against a real server and its local runner.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DATABASES } from '../helpers/databases.ts';
-import { WIDTHS, axeViolations, screenshot, useDashboard, waitForTicketLine } from './harness.ts';
+import { bareRepository } from '../helpers/git-fixture.ts';
+import { ORG, WIDTHS, axeViolations, screenshot, useDashboard, waitForTicketLine } from './harness.ts';
 
 const CLAUDE_OUTPUT = fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'transcripts', 'claude-code-work.out'), 'utf8');
 /** A shell script printing what Claude Code printed for a recorded four-turn run. */
@@ -110,6 +112,37 @@ describe.each(DATABASES)('dashboard views of what agents did (%s)', (kind) => {
       expect(pod.body.pod).toMatchObject({ ticket_slug: slug, agent_slug: 'shell' });
       await expect.poll(() => page.getByRole('list', { name: `Transcript of ${key}` }).textContent(), { timeout: 30_000 }).toContain('from-the-ticket');
       await page.context().close();
+    });
+
+    it('shows on the ticket page a pod started from it, with its delivery', async () => {
+      const d = dashboard();
+      const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-views-'));
+      try {
+        const repo = bareRepository(scratch, `shop-${width}`, { 'README.md': 'shop\n' });
+        const made = await d.api<{ repository: { id: number } }>('POST', `/api/v1/admin/orgs/${ORG}/repositories`, { name: `shop-${width}`, full_name: `acme/shop-${width}`, provider: 'git', url: repo.bare, default_branch: 'main', token: 'unused-for-a-path' });
+        expect(made.status).toBe(201);
+        const ticket = await d.api<{ ticket: { slug: string } }>('POST', '/tickets', { type: 'task', title: `Deliver ${width}`, repository_id: made.body.repository.id });
+        const slug = ticket.body.ticket.slug;
+        const page = await d.signedIn(width);
+        await page.goto(`${d.url}/#/tickets/${slug}`);
+        await page.getByText(`Repository: shop-${width}`).waitFor();
+        await page.getByLabel('Agent or preset').selectOption('agent:shell');
+        await page.getByLabel('Prompt', { exact: true }).fill('echo delivered > result.txt');
+        await page.getByRole('button', { name: 'Run agent' }).click();
+        await page.waitForURL(/#\/pods\/.+/);
+        const key = decodeURIComponent(page.url().split('#/pods/')[1]);
+        await expect.poll(() => page.getByTestId('pod-status').textContent(), { timeout: 60_000 }).toContain('completed');
+        await expect.poll(() => page.locator('[data-delivery]').first().getAttribute('data-delivery'), { timeout: 30_000 }).toBe('pushed');
+        await page.getByRole('link', { name: slug }).click();
+        const row = page.locator(`tr[data-pod="${key}"]`);
+        await row.waitFor({ timeout: 15_000 });
+        expect(await row.locator('[data-delivery]').getAttribute('data-delivery')).toBe('pushed');
+        expect(await row.textContent()).toContain(`drover/${key}`);
+        expect(await axeViolations(page)).toEqual([]);
+        await page.context().close();
+      } finally {
+        fs.rmSync(scratch, { recursive: true, force: true });
+      }
     });
 
     it('shows usage per day, agent, loop and person', async () => {

@@ -1,5 +1,5 @@
 /**
- * `drover serve` as a real process, operated (contract §15): the request timeout
+ * `drover serve` as a real process, operated (docs/decisions.md): the request timeout
  * (DROVER_REQUEST_TIMEOUT_MS) closing slow-body sockets on the unauthenticated register route with
  * 408; file modes of the data directory (created 0700/0600, and tightened when an earlier version
  * left them open); a clean SIGINT with a real external runner connected (no error logged, the

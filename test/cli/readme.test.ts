@@ -1,13 +1,16 @@
 /**
  * The README and docs work as written for someone who has only the repository: no link leaves it,
- * and the README's loop example, sent as it stands to a fresh `drover serve` (embedded default,
- * local runner), runs its script once.
+ * the README's loop example, sent as it stands to a fresh `drover serve` (embedded default,
+ * local runner), runs its script once, and the README's shell blocks marked
+ * `<!-- readme-test: run -->` run in order, as a reader would run them, on a fresh data directory.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/runner-process.ts';
-import { REPO_ROOT, createProcessTestDatabase, http, startServerProcess } from '../helpers/server-process.ts';
+import { DROVER_BIN, REPO_ROOT, childEnv, createProcessTestDatabase, http, startServerProcess } from '../helpers/server-process.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -25,6 +28,19 @@ describe('README and docs', () => {
         if (/^[a-z]+:/.test(target)) continue;
         expect(fs.existsSync(path.resolve(path.dirname(file), target)), `${path.relative(REPO_ROOT, file)} links to ${target}`).toBe(true);
       }
+    }
+  });
+
+  it('every code fence is closed, so no heading or paragraph is swallowed by one', () => {
+    for (const file of documents()) {
+      let open = false;
+      const headings: string[] = [];
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        if (/^\s*```/.test(line)) open = !open;
+        else if (!open && /^#{1,4} /.test(line)) headings.push(line);
+      }
+      expect(open, `${path.relative(REPO_ROOT, file)} ends inside a code fence`).toBe(false);
+      if (file.endsWith('README.md')) expect(headings).toEqual(expect.arrayContaining(['### Runners and pods', '### Loops', '### The command line client', '### A first real agent']));
     }
   });
 
@@ -61,5 +77,50 @@ describe('README and docs', () => {
     expect(finished).toMatchObject({ status: 'completed', error_message: null });
     const output = ((await http(org, 'GET', `/pods/${finished.pod_key}/output`, { key })).body as { output: string }).output;
     expect(output.match(/triage web/g)).toHaveLength(1);
+  });
+
+  it("the README's marked shell blocks run in order, as written, on a fresh data directory", async () => {
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/<!-- readme-test: run -->\n```sh\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+    expect(blocks.length, 'marked blocks').toBeGreaterThanOrEqual(8);
+    // The reader's directory: `npm start` there makes ./.drover, which the blocks read.
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-readme-'));
+    cleanups.push(async () => fs.rmSync(cwd, { recursive: true, force: true }));
+    const server = await startServerProcess({ dataDir: path.join(cwd, '.drover'), localRunner: true });
+    cleanups.push(async () => void (await server.stop('SIGTERM')));
+    await waitFor(() => /^Local runner \d+ connected/m.test(server.stdout), { timeout: 30_000, what: 'the local runner' });
+    const address = new URL(server.url).host;
+    // What differs from a reader's run: the server's port (not 7070), curl failing on an HTTP error
+    // (-f) so that a wrong id fails the test, and `npx drover` run without npx's own start-up (the
+    // test below checks that `npx drover` resolves to this repository's bin).
+    const script = [
+      'set -euo pipefail',
+      `npx() { if [ "$1" = drover ]; then shift; node ${JSON.stringify(DROVER_BIN)} "$@"; else command npx "$@"; fi; }`,
+      ...blocks.map((block, i) => `echo "### block ${i + 1}" >&2\n${block.replaceAll('127.0.0.1:7070', address).replace(/\bcurl -s /g, 'curl -sSf ')}\necho >&2`),
+    ].join('\n');
+    const home = path.join(cwd, 'home');
+    fs.mkdirSync(home);
+    const env = childEnv({ HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), DROVER_SERVER_URL: server.url, DROVER_API_URL: undefined, DROVER_ORG: undefined, DROVER_API_KEY: undefined });
+    const child = spawn('bash', ['-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    if (process.env.README_TEST_TRACE) child.stderr.on('data', (c: string) => process.stderr.write(c));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`).toBe(0);
+    expect(stdout).toContain('hello from a pod');
+    expect(stdout).toMatch(/^hi$/m);
+    expect(stdout).toMatch(/Triage is done/);
+    expect(stdout).toMatch(/^resolved_prompt +echo triage web$/m);
+  }, 400_000);
+
+  it('`npx drover` runs this repository\'s drover (the README uses it; `npm link` puts it on PATH)', async () => {
+    const child = spawn('npx', ['--no-install', 'drover', '--version'], { cwd: REPO_ROOT, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe((JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `drover serve` as a real process (contract §1 health, §2 administration and bootstrap):
+ * `drover serve` as a real process (docs/api.md health, docs/api.md administration and bootstrap):
  * first start, restart on the same data, DROVER_ADMIN_TOKEN, graceful shutdown on SIGTERM and
  * SIGINT with requests in flight, invalid configuration, and what reaches the log.
  */
@@ -307,7 +307,7 @@ describe.each(DATABASES)('drover serve (%s)', (kind) => {
 });
 
 describe('drover serve: shutdown with keep-alive clients', () => {
-  // Was a bug (fixed): src/server.ts:91-98 (close) — a request in flight at SIGTERM on a keep-alive connection
+  // Was a bug (fixed): src/serve/server.ts (close) — a request in flight at SIGTERM on a keep-alive connection
   // (fetch/undici, browsers, Node's default agent, most HTTP client libraries) is answered with
   // `Connection: keep-alive` / `Keep-Alive: timeout=72`; once answered, that connection is idle,
   // and `app.close()` (Fastify's forceCloseConnections 'idle' only closes connections idle at the
@@ -362,9 +362,9 @@ describe('drover serve with its default local runner (SQLite)', () => {
     expect(localRunnerProcesses(database.dataDir)).toEqual([]);
   });
 
-  // Was a bug (fixed): src/server.ts:84-87 announces "Drover listening on …" and then awaits
+  // Was a bug (fixed): src/serve/server.ts announces "Drover listening on …" and then awaits
   // startLocalRunner (register + connect, up to 10 s) before it installs its SIGTERM/SIGINT
-  // handlers (src/server.ts:111-112, `process.once(...)`). A signal in that window gets Node's
+  // handlers (src/serve/server.ts, `process.once(...)`). A signal in that window gets Node's
   // default action: the process dies by the signal (exit 143 / no exit code), without closing the
   // HTTP server, the runner or the store. Reproduced every time by signalling right after the line.
   // Fix: install the signal handlers before `app.listen` (let `close()` cope with a runner that is

@@ -1,5 +1,5 @@
 /**
- * The client's reading of the two event streams of contract §11 (src/client/sse.ts): framing,
+ * The client's reading of the two event streams of docs/events.md (src/client/sse.ts): framing,
  * resuming after a break (Last-Event-ID for events, the byte offset for a pod's output), the
  * `reset` and `end` events, and error answers.
  *
@@ -50,7 +50,7 @@ async function collect<T>(stream: AsyncGenerator<T>, count: number): Promise<T[]
   return items;
 }
 
-describe('reading the event streams of contract §11', () => {
+describe('reading the event streams of docs/events.md', () => {
   it('splits events however the bytes arrive, keepalive comments and multi-line data included', async () => {
     const body = `: keepalive\n\nid: 1\nevent: ticket.created\ndata: {"a":\ndata: 1}\n\nid: 2\nevent: pod.updated\ndata: é${'x'.repeat(10)}\n\n`;
     const bytes = Buffer.from(body, 'utf8');

@@ -1,5 +1,5 @@
 /**
- * The pod output quota end to end (contract §15): a real `drover serve` with
+ * The pod output quota end to end (docs/decisions.md): a real `drover serve` with
  * DROVER_POD_OUTPUT_BYTES_PER_SEC=65536 and a real `drover runner`. The server tells the runner the
  * organization's limit; the runner's launcher drops what a pod prints over it as it reads it (so a
  * flood costs neither the runner's link nor the server); the output says so in one line when

@@ -1,5 +1,5 @@
 /**
- * Autopilot (contract §4, MODE autopilot) and runner draining (contract §5) with real processes:
+ * Autopilot (docs/api.md, MODE autopilot) and runner draining (docs/runners.md) with real processes:
  * a `drover serve` and `drover runner` per database, `shell` pods whose scripts write
  * `$DROVER_STATUS_FILE` as an agent would.
  */

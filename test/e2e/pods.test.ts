@@ -1,5 +1,5 @@
 /**
- * Pods end to end (contract §4, §5) with REAL processes: `drover serve` and `drover runner` as
+ * Pods end to end (docs/api.md, docs/runners.md) with REAL processes: `drover serve` and `drover runner` as
  * child processes, real bash scripts (the `shell` agent), real git repositories, and stand-ins for
  * the agent CLIs (test/fixtures/stand-in-agent.mjs) on the runner's PATH.
  *
@@ -354,7 +354,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     expect(pod, text).toMatchObject({ status: 'completed', channel_id: channelId });
     expect(text).toContain('post=201');
     expect(text).toContain('self=200 running');
-    // The pod token reads runners, repositories and loops, writes no loop (contract §12).
+    // The pod token reads runners, repositories and loops, writes no loop (docs/mcp.md).
     expect(text).toContain('runners=200');
     expect(text).toContain('loops=403');
     expect(text).toContain(`channel=${channelId}`);
@@ -445,7 +445,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
 
   describe('built-in agents on a real runner (stand-in CLIs)', () => {
     const PROMPT = '- fix "the" bug; STAND_IN_SLEEP_MS=60000';
-    /** The drover MCP server's arguments (contract §12): the runner's Node running its drover mcp, with the pod's variables by name. */
+    /** The drover MCP server's arguments (docs/mcp.md): the runner's Node running its drover mcp, with the pod's variables by name. */
     const mcpLaunch = { command: process.execPath, args: [DROVER_BIN, 'mcp'], env: ['DROVER_API_URL', 'DROVER_ORG', 'DROVER_POD_TOKEN', 'DROVER_POD_KEY'] };
     const droverMcp = (slug: string) => mcpArgs(slug, mcpLaunch);
     const expected: Record<string, { program: string; model: string; argv: string[]; stdin: string | null }> = {
@@ -614,7 +614,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     const available = (await api('GET', `${ORG}/runners/available`)).body as { runners: { id: number }[] };
     expect(available.runners.map((r) => r.id)).toContain(runner.runnerId);
     expect(available.runners.map((r) => r.id)).not.toContain(small.runnerId);
-    // Named and full: the pod waits for that runner (contract §10), not counted on it.
+    // Named and full: the pod waits for that runner (docs/agents.md), not counted on it.
     const full = await api('POST', `${ORG}/pods`, { agent_slug: 'shell', agentfile_layer: 'PROMPT "true"', runner_id: small.runnerId });
     expect(full.status, full.text).toBe(201);
     const waiting = (full.body as { pod: { pod_key: string; status: string } }).pod;

@@ -1,5 +1,5 @@
 /**
- * Runner lifecycle (contract §15, issue 15) with REAL processes: `drover serve` and `drover runner`.
+ * Runner lifecycle (docs/decisions.md, issue 15) with REAL processes: `drover serve` and `drover runner`.
  *
  * - DELETE /admin/orgs/{org}/runners/{id}: the runner's link is closed at once, the runner logs
  *   why and exits (78) instead of reconnecting, a restart of it is refused (401 on the upgrade),
@@ -42,7 +42,7 @@ describe.each(DATABASES)('runner lifecycle (%s)', (kind) => {
   const startServer = () => startServerProcess({ dataDir: database.dataDir, env: serverEnv(), args: ['--port', String(port)] });
   const api = (method: string, urlPath: string, body?: unknown) => http(server.url, method, urlPath, { key: apiKey, body });
   const admin = (method: string, urlPath: string, body?: unknown) => http(server.url, method, `/api/v1/admin${urlPath}`, { bearer: ADMIN_TOKEN, body });
-  const cli = (...args: string[]) => runDrover(['admin', ...args, '--server', server.url], { env: { DROVER_ADMIN_TOKEN: ADMIN_TOKEN } });
+  const cli = (...args: string[]) => runDrover(['admin', ...args, '--server', server.url, '--json'], { env: { DROVER_ADMIN_TOKEN: ADMIN_TOKEN } });
 
   async function registrationToken(): Promise<string> {
     const response = await admin('POST', '/orgs/default/runner-tokens', {});

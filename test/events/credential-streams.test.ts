@@ -14,7 +14,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/serve/build-app.ts';
 import { revokeApiKey } from '../../src/store/api-keys.ts';
 import { SCOPES } from '../../src/protocol/scopes.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';

@@ -169,7 +169,7 @@ export const MOCK_MODELS = { 'claude-code': 'claude-sonnet-4-5', codex: 'mock-mo
 
 /**
  * Writes the agents' own configuration into `dir`, as an operator keeps it in the runner's
- * agent-home template (contract §9: `<work dir>/agent-home/`, copied into each pod's HOME). Codex
+ * agent-home template (docs/runners.md: `<work dir>/agent-home/`, copied into each pod's HOME). Codex
  * and OpenCode find their model endpoint
  * here; Claude Code and Gemini CLI get theirs from `ENV` (test/agents-real/harness.ts). No key is written
  * anywhere: each file names the variable its key comes from.

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/serve/build-app.ts';
 import type { DashboardAssets } from '../../src/api/routes/dashboard.ts';
 import * as admin from '../../src/domain/admin/service.ts';
 import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';

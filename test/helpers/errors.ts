@@ -1,4 +1,4 @@
-// The contract's error body (§1), checked the same way by every API test.
+// the error body (docs/api.md), checked the same way by every API test.
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 

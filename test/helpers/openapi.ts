@@ -1,4 +1,4 @@
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/serve/build-app.ts';
 import { openStore } from '../../src/store/db.ts';
 
 /** The generated document, from an app on an in-memory store (routes need no data to describe). */

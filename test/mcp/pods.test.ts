@@ -1,5 +1,5 @@
 /**
- * Pods that use `drover mcp` with their own token (contract §12), as real processes: `shell` pods
+ * Pods that use `drover mcp` with their own token (docs/mcp.md), as real processes: `shell` pods
  * on the local runner, inside the bubblewrap sandbox, call the server through a small stdio MCP
  * client (test/fixtures/mcp/mcp-call.mjs, the SDK's Client), as an agent CLI would.
  *

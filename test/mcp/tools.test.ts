@@ -1,5 +1,5 @@
 /**
- * `drover mcp` (contract §12) as a real child process, driven by the SDK's Client over stdio,
+ * `drover mcp` (docs/mcp.md) as a real child process, driven by the SDK's Client over stdio,
  * against a real `drover serve` with its local runner, on every database: every tool's happy
  * path, tools hidden by the credential's scopes, API errors (404, 400) as tool errors carrying
  * the API's code and message, the channel default (DROVER_CHANNEL_ID) and report_status.
@@ -61,7 +61,7 @@ describe.each(DATABASES)('drover mcp tools against a real server (%s)', (kind) =
     if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('lists every tool of contract §12 for a key with all scopes, each with an input schema; report_status only inside a pod', async () => {
+  it('lists every tool of docs/mcp.md for a key with all scopes, each with an input schema; report_status only inside a pod', async () => {
     const client = await mcp();
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
@@ -148,6 +148,10 @@ describe.each(DATABASES)('drover mcp tools against a real server (%s)', (kind) =
     expect(blank).toMatchObject({ status: 400 });
     expect(JSON.stringify(blank)).toMatch(/title must not be blank/);
     expect((await refused(client, 'pod_spawn', { agent_slug: 'no-such-agent', prompt: 'x' }, 'VALIDATION_FAILED')).error).toMatch(/agent_slug/);
+    for (const name of ['LD_PRELOAD', 'GCONV_PATH', 'MALLOC_PERTURB_', 'TMPDIR']) {
+      const layer = `ENV ${name} "/w/evil.so"`;
+      expect((await refused(client, 'pod_spawn', { agent_slug: 'shell', prompt: 'x', agentfile_layer: layer }, 'VALIDATION_FAILED')).error).toContain(`ENV ${name} is not allowed`);
+    }
     await refused(client, 'channel_read', { channel_id: 999_999 }, 'NOT_FOUND');
     await refused(client, 'pod_status', { pod_key: 'p-nothere' }, 'NOT_FOUND');
     await refused(client, 'loop_trigger', { slug: 'no-loop' }, 'NOT_FOUND');

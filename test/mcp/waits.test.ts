@@ -1,5 +1,5 @@
 /**
- * The waiting tools of `drover mcp` (contract §12) against a real server with its local runner,
+ * The waiting tools of `drover mcp` (docs/mcp.md) against a real server with its local runner,
  * on every database: `channel_wait` answers a message another client posts while it waits (and
  * nothing at its timeout), `pod_wait` answers once a pod has ended (and `ended: false` at its
  * timeout), and `pod_output` then has what the pod printed.

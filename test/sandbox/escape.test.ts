@@ -1,5 +1,5 @@
 /**
- * The pod sandbox (contract §9), tried as an attacker would, with REAL processes: `drover serve`
+ * The pod sandbox (docs/runners.md), tried as an attacker would, with REAL processes: `drover serve`
  * with its local runner (whose work dir lies inside the server's data dir) and an external
  * `drover runner` on the same machine, both with the default sandbox (bwrap), on every database.
  *

@@ -1,5 +1,5 @@
 /**
- * The repository token stays with the runner (contract §9 "Git"), with REAL processes on every
+ * The repository token stays with the runner (docs/runners.md "Git"), with REAL processes on every
  * database: a repository served over HTTP by `git http-backend` that demands the token, and a
  * second local HTTP listener standing for an attacker's host.
  *

@@ -1,5 +1,5 @@
 /**
- * Pods' HOMEs and workspaces in the sandbox (contract §9 "HOME", "Git"), with REAL processes on
+ * Pods' HOMEs and workspaces in the sandbox (docs/runners.md "HOME", "Git"), with REAL processes on
  * every database: each pod's HOME starts as a copy of the runner's `<work dir>/agent-home/`; a
  * fresh pod's HOME goes with its workspace; the runs of a persistent loop share one workspace and
  * one HOME on their runner (so agent sessions resume), which other pods never see; a reused

@@ -1,7 +1,7 @@
 /**
  * Several replicas on one PostgreSQL schema: concurrent migrations, concurrent ticket numbering
- * (contract §8: `<PREFIX>-<N>`, N counted per (org, prefix) from 1, never reused), and two
- * servers bootstrapping one empty schema at the same moment (contract §2: one org `default`,
+ * (docs/api.md: `<PREFIX>-<N>`, N counted per (org, prefix) from 1, never reused), and two
+ * servers bootstrapping one empty schema at the same moment (docs/api.md: one org `default`,
  * one key, printed once). Runs only when DATABASE_URL points at a PostgreSQL server.
  */
 import crypto from 'node:crypto';

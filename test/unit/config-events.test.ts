@@ -1,5 +1,5 @@
 /**
- * DROVER_EVENT_RETENTION_HOURS (contract §11 "Resume"): hours, default 24, fractions allowed (a
+ * DROVER_EVENT_RETENTION_HOURS (docs/events.md "Resume"): hours, default 24, fractions allowed (a
  * test keeps events for seconds); anything else stops the start with a message naming the variable.
  * The stream caps (docs/api.md, "Stream caps"): integers, 0 lifts one.
  */

@@ -1,5 +1,5 @@
 /**
- * Delivery of the webhook outbox (contract §3, callback_url) driven pass by pass: deliveries are
+ * Delivery of the webhook outbox (docs/api.md, callback_url) driven pass by pass: deliveries are
  * enqueued with `enqueueWebhook` inside a transaction and sent by `WebhookSender.runOnce()` to
  * real `node:http` receivers on loopback. Every request a receiver gets is checked with the
  * `standardwebhooks` package (`new Webhook(secret).verify(body, headers)`), whose timestamp

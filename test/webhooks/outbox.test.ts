@@ -1,5 +1,5 @@
 /**
- * The webhook outbox (contract §3, callback_url) against real HTTP receivers on loopback, on
+ * The webhook outbox (docs/api.md, callback_url) against real HTTP receivers on loopback, on
  * SQLite and on PostgreSQL: signing (every request is verified with the `standardwebhooks`
  * package), the retry schedule on an injected clock, 410, timeouts, redirects, restarts, leases,
  * concurrent senders, and the private-address guard.

@@ -1,5 +1,5 @@
 /**
- * Everything live in the dashboard goes through this module (contract §11): one Server-Sent
+ * Everything live in the dashboard goes through this module (docs/events.md): one Server-Sent
  * Events connection to `GET /events` shared by every view, and one `GET /pods/:key/output/stream`
  * per terminal on screen. Both are read with fetch (EventSource cannot send the X-API-Key header),
  * resume after a dropped connection with Last-Event-ID / offset, and never poll.

@@ -1,6 +1,6 @@
 /**
- * The signed-in session: the organization and the API key, kept in sessionStorage only (contract
- * §14), so closing the tab forgets the key; never in localStorage, a cookie or the URL.
+ * The signed-in session: the organization and the API key, kept in sessionStorage only (
+ * docs/dashboard.md), so closing the tab forgets the key; never in localStorage, a cookie or the URL.
  */
 const STORAGE_KEY = 'drover.session';
 

@@ -9,4 +9,5 @@ export {
   usageSince,
   type AgentReport,
   type AgentUsage,
+  type UsageField,
 } from './usage.ts';

@@ -32,7 +32,8 @@ const sessionId = (value: unknown): string | null => (typeof value === 'string' 
 const minus = (a: number | null, b: number | null): number | null => (a === null ? null : Math.max(0, a - (b ?? 0)));
 
 function claudeCode(): EventParser {
-  const report = emptyReport();
+  // total_cost_usd covers every run of a resumed session (its tokens only this run's).
+  const report: AgentReport = { ...emptyReport(), sessionTotalFields: ['cost_usd'] };
   return {
     event(e) {
       report.session_id = sessionId(e.session_id) ?? report.session_id;

@@ -1,5 +1,5 @@
 /**
- * What Drover reads from an agent's machine-readable output (contract §10 "Results"), and the
+ * What Drover reads from an agent's machine-readable output (docs/agents.md "Results"), and the
  * arithmetic on usage: sums over autopilot iterations, and the share of one run in a session total.
  *
  * `input_tokens` counts input the model read that was neither read from nor written to a prompt
@@ -27,7 +27,14 @@ export interface AgentReport {
    * resumed a session counts only what was added since the total last seen.
    */
   sessionTotals: boolean;
+  /**
+   * Fields that are the session's running total although the rest is this run's: Claude Code
+   * reports `total_cost_usd` for the whole resumed session, its tokens for the run.
+   */
+  sessionTotalFields?: readonly UsageField[];
 }
+
+export type UsageField = keyof AgentUsage;
 
 export const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cost_usd', 'turns'] as const;
 export const RESULT_MAX_BYTES = 64 * 1024;

@@ -16,7 +16,7 @@ const invalid = (field: string, message: string) =>
   new AppError('VALIDATION_FAILED', `${field}: ${message}`, { details: [{ field, message } satisfies ErrorDetail] });
 
 /**
- * What Node's HTTP parser or its request timeout refused, in the contract's terms. Unknown methods
+ * What Node's HTTP parser or its request timeout refused, in the API's terms (docs/api.md "Errors"). Unknown methods
  * (the parser knows no `FOO`) are answered like an unknown route.
  */
 export function clientErrorToAppError(error: ClientError, requestTimeoutMs: number): AppError {
@@ -68,7 +68,7 @@ function requestIdOf(socket: Duplex): string {
 
 /**
  * Fastify's `clientErrorHandler`: parse errors, oversized headers and the request timeout get the
- * contract's error body (Fastify's own answer has neither `code` nor `request_id`). The error
+ * API's error body (Fastify's own answer has neither `code` nor `request_id`). The error
  * itself is not logged: it carries the raw bytes of the request, credentials included.
  */
 export function clientErrorHandler(requestTimeoutMs: number) {

@@ -10,7 +10,7 @@ export interface ErrorBody {
   required_scopes?: string[];
 }
 
-/** Fastify's own errors, by code, in the contract's terms. */
+/** Fastify's own errors, by code, in the API's terms (docs/api.md "Errors"). */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; message?: string; field?: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1 MiB' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'request body must be sent as application/json' },

@@ -20,7 +20,7 @@ export interface RateLimitSettings {
   flushIntervalMs?: number;
 }
 
-/** The three limits of contract §15, each one limit across replicas on PostgreSQL. */
+/** The three limits of docs/decisions.md, each one limit across replicas on PostgreSQL. */
 export interface RateLimits {
   /** After authentication: 429 once the key has used its minute (nothing to wait for when the limit is off). */
   perKey(request: FastifyRequest, keyId: number): Promise<void> | undefined;

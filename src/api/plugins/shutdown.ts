@@ -2,7 +2,7 @@ import type {} from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The order of a clean stop (contract §15), run by `app.close()` before Fastify's own steps:
+ * The order of a clean stop (docs/decisions.md), run by `app.close()` before Fastify's own steps:
  * stop accepting connections, let the HTTP requests in flight finish (at most `graceMs`), then
  * `closeLinks` (runner links closed, their disconnects recorded). The caller closes the store
  * once `app.close()` has resolved.

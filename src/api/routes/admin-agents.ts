@@ -40,7 +40,7 @@ const presentAgent = (agent: CustomAgentRow) => ({
   created_at: iso(agent.created_at),
 });
 
-/** An organization's custom agents (contract §2, §15). */
+/** An organization's custom agents (docs/api.md, docs/decisions.md). */
 export const adminAgentRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function adminAgents(app) {
     app.post(

@@ -14,7 +14,7 @@ const QuotasEnvelope = Type.Object({ quotas: Type.Ref('OrgQuotas') });
 
 const presentQuotas = (org: string, view: QuotaView) => ({ quotas: { org, ...view } });
 
-/** Runner lifecycle (list, delete, credential rotation) and per-organization quotas (contract §15). */
+/** Runner lifecycle (list, delete, credential rotation) and per-organization quotas (docs/decisions.md). */
 export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function adminOperations(app) {
     app.get(

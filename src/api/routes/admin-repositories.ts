@@ -5,14 +5,14 @@ import type { RepositoryRow } from '../../store/schema.ts';
 import { AdminIdParams, AdminOrgParams } from '../schemas/admin.ts';
 import { MessageBody, errorResponses } from '../schemas/common.ts';
 import * as s from '../schemas/repositories.ts';
-import { presentRepository } from './repositories.ts';
+import { repositoryView } from './repositories.ts';
 
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 
 /** The admin view: configuration included, the token only as `has_token`. */
 const presentAdminRepository = (row: RepositoryRow) => ({
-  ...presentRepository(row),
+  ...repositoryView(row),
   ticket_prefix: row.ticket_prefix,
   api_base_url: row.api_base_url,
   has_token: row.token_encrypted !== null,

@@ -40,7 +40,7 @@ const presentToken = (row: RunnerTokenRow, now: number) => ({
   created_at: iso(row.created_at),
 });
 
-/** Registration tokens for `drover runner --token` (contract §2, §15). */
+/** Registration tokens for `drover runner --token` (docs/api.md, docs/decisions.md). */
 export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function adminRunners(app) {
     app.post(

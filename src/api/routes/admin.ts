@@ -9,7 +9,7 @@ import * as s from '../schemas/admin.ts';
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 
-export const presentOrg = (org: OrgRow) => ({ ...org, created_at: iso(org.created_at) });
+export const orgView = (org: OrgRow) => ({ ...org, created_at: iso(org.created_at) });
 const presentUser = (user: UserRow) => ({ id: user.id, name: user.name, email: user.email, created_at: iso(user.created_at) });
 const presentKey = (key: ApiKeyRow) => ({
   id: key.id,
@@ -30,13 +30,13 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       {
         schema: { tags, security, operationId: 'createOrg', summary: 'Create an organization', body: s.CreateOrgBody, response: { 201: Type.Object({ org: Type.Ref('Org') }), ...errorResponses(409) } },
       },
-      async (request, reply) => reply.code(201).send({ org: presentOrg(await admin.createOrg(ctx, request.body)) }),
+      async (request, reply) => reply.code(201).send({ org: orgView(await admin.createOrg(ctx, request.body)) }),
     );
 
     app.get(
       '/orgs',
       { schema: { tags, security, operationId: 'listOrgs', summary: 'List organizations', response: { 200: Type.Object({ orgs: Type.Array(Type.Ref('Org')) }), ...errorResponses() } } },
-      async () => ({ orgs: (await admin.listOrgs(ctx)).map(presentOrg) }),
+      async () => ({ orgs: (await admin.listOrgs(ctx)).map(orgView) }),
     );
 
     app.patch(
@@ -52,7 +52,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: Type.Object({ org: Type.Ref('Org') }), ...errorResponses() },
         },
       },
-      async (request) => ({ org: presentOrg(await admin.updateOrg(ctx, request.params.org, request.body)) }),
+      async (request) => ({ org: orgView(await admin.updateOrg(ctx, request.params.org, request.body)) }),
     );
 
     app.post(

@@ -81,7 +81,7 @@ function send(request: FastifyRequest, reply: FastifyReply, item: Asset, cache: 
 }
 
 /**
- * The web dashboard (contract §14) at `/`: one HTML page and its two assets, held in memory and
+ * The web dashboard (docs/dashboard.md) at `/`: one HTML page and its two assets, held in memory and
  * gzipped once. Hidden from the OpenAPI document: these are not API operations. Views are
  * addressed in the URL's fragment (`/#/pods/KEY`), so `/` is the only page.
  */

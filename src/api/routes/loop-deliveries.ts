@@ -28,7 +28,7 @@ function presentDelivery({ delivery, attempts }: DeliveryWithAttempts) {
   };
 }
 
-/** A run's callback deliveries and their redelivery (contract §15), served under both loop prefixes. */
+/** A run's callback deliveries and their redelivery (docs/decisions.md), served under both loop prefixes. */
 export const loopDeliveryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function loopDeliveries(app) {
     app.get(

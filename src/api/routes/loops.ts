@@ -6,7 +6,7 @@ import { optionalBody } from '../plugins/optional-body.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { checkVariablesDepth } from '../../domain/loops/model.ts';
 import { runRecords } from '../../domain/loops/records.ts';
-import { cancelRun } from '../../domain/loops/runs.ts';
+import { cancelRun } from '../../domain/loops/run-follow.ts';
 import * as service from '../../domain/loops/service.ts';
 import { loopView } from '../../domain/loops/view.ts';
 import type { LoopStats } from '../../store/loops.ts';
@@ -25,7 +25,7 @@ const boundedNesting = (field: 'prompt_variables' | 'variables') => async (reque
 
 export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function loopsApi(app) {
-    /** The loop record of contract §3; the callback secret only for keys that may write loops. */
+    /** The loop record of docs/api.md; the callback secret only for keys that may write loops. */
     const present = (request: FastifyRequest, loop: LoopRow, stats: LoopStats | null | undefined) => ({
       ...loopView(loop, stats),
       ...(grants(request.principal.scopes, 'loops:write') && ctx.secrets ? { callback_secret: ctx.secrets.decrypt(loop.callback_secret_encrypted) } : {}),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
-import { podListItem, podView as podDetail } from '../../domain/pods/view.ts';
+import { podListItem, podView } from '../../domain/pods/view.ts';
 import * as service from '../../domain/pods/service.ts';
 import { canonicalSlug } from '../../domain/tickets/model.ts';
 import { readTranscript } from '../../domain/pods/transcript.ts';
@@ -42,7 +42,7 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       { config: { scope: 'pods:read' }, schema: { tags, operationId: 'getPod', summary: 'Get a pod', params: s.PodParams, response: { 200: Type.Object({ pod: Type.Ref('Pod') }), ...errorResponses() } } },
       async (request) => {
         const { pod, queuePosition } = await service.getPodWithPosition(ctx, request.principal.org.id, request.params.key);
-        return { pod: podDetail(pod, queuePosition) };
+        return { pod: podView(pod, queuePosition) };
       },
     );
 

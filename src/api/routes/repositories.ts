@@ -8,7 +8,7 @@ import * as s from '../schemas/repositories.ts';
 
 const tags = ['Repositories'];
 
-export const presentRepository = (row: RepositoryRow) => ({
+export const repositoryView = (row: RepositoryRow) => ({
   id: row.id,
   name: row.name,
   full_name: row.full_name,
@@ -32,7 +32,7 @@ export const repositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
           response: { 200: s.RepositoryList, ...errorResponses() },
         },
       },
-      async (request) => ({ repositories: (await service.listRepositories(ctx, request.principal.org.id)).map(presentRepository) }),
+      async (request) => ({ repositories: (await service.listRepositories(ctx, request.principal.org.id)).map(repositoryView) }),
     );
 
     app.get(
@@ -48,7 +48,7 @@ export const repositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
         },
       },
       async (request) => ({
-        repository: presentRepository(await service.getRepository(ctx, request.principal.org.id, request.params.id)),
+        repository: repositoryView(await service.getRepository(ctx, request.principal.org.id, request.params.id)),
       }),
     );
 

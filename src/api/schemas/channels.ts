@@ -19,7 +19,7 @@ const Document = Text({
   description: 'Initial document or context for the channel (at most as long as a 1 MiB body can hold, whatever its characters)',
 });
 const TicketSlug = Text({ minLength: 1, maxLength: 80 });
-/** Pod keys: lowercase letters, digits and `-`, at most 64 characters (contract §4). */
+/** Pod keys: lowercase letters, digits and `-`, at most 64 characters (docs/api.md). */
 const PodKey = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9-]+$' });
 
 const listFields = {

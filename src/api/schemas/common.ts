@@ -93,7 +93,7 @@ export function errorResponses(...extra: number[]) {
 export const OrgSlugParam = Text({ maxLength: 64, description: "the organization's slug" });
 export const OrgParams = Type.Object({ org: OrgSlugParam });
 
-/** `Idempotency-Key` on creating POSTs (contract §1); validated here, honoured by the idempotency plugin. */
+/** `Idempotency-Key` on creating POSTs (docs/api.md); validated here, honoured by the idempotency plugin. */
 export const VISIBLE_ASCII = explainedPattern('^[\\x21-\\x7e]+$', 'must be visible ASCII characters (no spaces)');
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(

@@ -4,6 +4,7 @@ import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES
 import { CRON_PATTERN, TIMEZONE_PATTERN, expressionProblem, timezoneProblem } from '../../domain/loops/schedule.ts';
 import { ActorOrNull, Id, Limit, NO_NUL, PresetName, RunnerLabels, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 import { resultFields } from './pods.ts';
+import { deliveryField } from './deliveries.ts';
 
 const AutopilotConfig = Type.Object(
   {
@@ -72,6 +73,11 @@ const fields = {
     description:
       "The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them.",
   }),
+  budget_usd_per_day: Type.Number({
+    minimum: 0,
+    maximum: 1e9,
+    description: 'US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run\'s pod is held to what is left',
+  }),
 };
 const Name = NonBlank({ maxLength: 255 });
 const Template = Text({
@@ -105,6 +111,7 @@ export const CreateLoopBody = Type.Object(
     agentfile_layer: Type.Optional(fields.agentfile_layer),
     runner_labels: Type.Optional(RunnerLabels),
     preset: Type.Optional(PresetName),
+    budget_usd_per_day: Type.Optional(Nullable(fields.budget_usd_per_day)),
   },
   { additionalProperties: false, not: { required: ['agent_slug', 'custom_agent_slug'] }, description: AGENT_RULE },
 );
@@ -134,6 +141,7 @@ export const UpdateLoopBody = Type.Object(
     agentfile_layer: Type.Optional(Nullable(fields.agentfile_layer)),
     runner_labels: Type.Optional(RunnerLabels),
     preset: Type.Optional(Nullable(PresetName)),
+    budget_usd_per_day: Type.Optional(Nullable(fields.budget_usd_per_day)),
   },
   {
     additionalProperties: false,
@@ -175,6 +183,8 @@ export const Loop = Type.Object(
     agentfile_layer: Nullable(Type.String({ description: "the agentfile every run's pod gets; null when none" })),
     runner_labels: Type.Array(Type.String(), { description: 'only runners carrying all of these run its pods' }),
     preset: Nullable(Type.String({ description: "the preset its runs start from (its agent and lines, the loop's own lines on top)" })),
+    budget_usd_per_day: Nullable(Type.Number({ description: 'US dollars a day its runs may spend; null: no budget' })),
+    spent_usd_today: Type.Number({ description: 'what its runs spent on model calls today (UTC)' }),
     status: Type.Enum(['enabled', 'disabled']),
     next_run_at: Nullable(Timestamp),
     last_run_at: Nullable(Timestamp),
@@ -208,6 +218,7 @@ export const Run = Type.Object(
     duration_sec: Nullable(Type.Number()),
     error_message: Nullable(Type.String()),
     ...resultFields,
+    ...deliveryField,
     callback_status: Type.Enum(['none', 'pending', 'delivered', 'failed']),
     triggered_by: ActorOrNull,
     created_at: Timestamp,
@@ -219,7 +230,7 @@ export const Run = Type.Object(
 export const LoopParams = Type.Object({ ...OrgParams.properties, slug: Text({ minLength: 1, maxLength: 63 }) });
 export const RunParams = Type.Object({ ...LoopParams.properties, run_id: Id });
 export const ListLoopsQuery = Type.Object(
-  // No defaults here: without limit and offset the list holds every loop (contract §3, List); a
+  // No defaults here: without limit and offset the list holds every loop (docs/api.md, List); a
   // default would be filled in by the validator and cut the list at 100.
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, description: 'no default (all loops); values above 100 are clamped' })),
@@ -232,7 +243,7 @@ export const ListRunsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The body of the `loop.run.finished` callback (contract §3), as src/domain/loops/callbacks.ts sends it. */
+/** The body of the `loop.run.finished` callback (docs/api.md), as src/domain/loops/callbacks.ts sends it. */
 export const LoopRunFinishedEvent = Type.Object(
   {
     type: Type.Literal('loop.run.finished'),

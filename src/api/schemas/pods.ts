@@ -8,7 +8,7 @@ export const PodKey = Text({ minLength: 1, maxLength: 64 });
 
 const Count = (description: string) => Nullable(Type.Number({ minimum: 0, description }));
 
-/** What the agent reported using (contract §10); each null where the agent does not report it. */
+/** What the agent reported using (docs/agents.md); each null where the agent does not report it. */
 export const Usage = Type.Object({
   input_tokens: Count('input tokens read neither from nor into a prompt cache'),
   output_tokens: Count('output tokens'),
@@ -54,10 +54,19 @@ export const Pod = Type.Object(
     max_turns: Nullable(Type.Integer()),
     mode: Type.Enum(['direct', 'autopilot']),
     alias: Nullable(Type.String()),
-    parent_pod_key: Nullable(Type.String({ description: 'the pod that spawned this one with its pod token (contract §12); null for pods created with an API key or by a loop' })),
+    parent_pod_key: Nullable(Type.String({ description: 'the pod that spawned this one with its pod token (docs/mcp.md); null for pods created with an API key or by a loop' })),
     env: Type.Record(Type.String(), Type.String(), { description: 'the agentfile\'s ENV variables' }),
     runner_labels: Type.Array(Type.String(), { description: 'only runners carrying all of these could take it' }),
     preset: Nullable(Type.String({ description: 'the preset it was made from' })),
+    limits: Type.Object(
+      {
+        memory_mb: Nullable(Type.Integer()),
+        pids: Nullable(Type.Integer()),
+        cpus: Nullable(Type.Number()),
+        disk_mb: Nullable(Type.Integer()),
+      },
+      { description: "the agentfile's CONFIG memory_mb, pids, cpus and disk_mb; null: the runner's default (the runner lowers a value over its operator's maximum)" },
+    ),
     error_message: Nullable(Type.String()),
     exit_code: Nullable(Type.Integer()),
     started_at: Nullable(Timestamp),

@@ -1,6 +1,6 @@
 /**
  * How a client command is declared (its arguments, options, help and action) and run: parsing
- * with node:util's parseArgs, `--help` on every command, and the exit codes of contract §13
+ * with node:util's parseArgs, `--help` on every command, and the exit codes of docs/cli.md
  * (0 success, 1 the API answered an error, 2 usage error, 3 the server could not be reached).
  */
 import { parseArgs } from 'node:util';
@@ -31,6 +31,8 @@ export interface CommandContext {
   /** The client for the resolved profile (made on first use: `login` and `--help` need none). */
   client(): DroverClient;
   json: boolean;
+  /** `--raw` (commands that print text agents wrote): terminal control sequences left in. */
+  raw: boolean;
   out: Output;
   err: Output;
   env: NodeJS.ProcessEnv;

@@ -1,5 +1,5 @@
 /**
- * The command line client (contract §13): `drover login`, `tickets`, `pods`, `loops`, `channels`,
+ * The command line client (docs/cli.md): `drover login`, `tickets`, `pods`, `loops`, `channels`,
  * `runners`, `repos`, `events`, plus `drover --help` and `--version`. bin/drover.mjs runs these from
  * a bundle of their own (.build/cli.mjs) that holds none of the server, so a command starts fast.
  */
@@ -16,6 +16,7 @@ import { runnerCommands } from './commands/runners.ts';
 import { ticketCommands } from './commands/tickets.ts';
 import { EXIT, UsageError, commandHelp, failure, parseCommand, read, type Command, type CommandContext, type Output } from './framework.ts';
 import { resolveConnection } from './profiles.ts';
+import { unknownCommand } from '../suggest.ts';
 
 export const COMMANDS: Command[] = [
   loginCommand,
@@ -39,6 +40,29 @@ const GROUP_SUMMARIES: Record<string, string> = {
 
 /** The words that start a client command (bin/drover.mjs sends these to the client bundle). */
 export const CLIENT_WORDS = ['login', 'events', ...Object.keys(GROUP_SUMMARIES)];
+
+/** Every first word of `drover` (for "did you mean"). */
+export const TOP_WORDS = [...CLIENT_WORDS, 'serve', 'runner', 'admin', 'mcp', 'version', 'help'];
+
+/**
+ * The options of every client command, also accepted before the command (`drover --profile work
+ * pods list`): moved behind the command's words, where the command's parser reads them.
+ */
+export function hoistCommonOptions(argv: string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const word = argv[i];
+    if (word === '--json') leading.push(argv[i++]);
+    else if (word === '--profile' && i + 1 < argv.length) leading.push(argv[i++], argv[i++]);
+    else if (word.startsWith('--profile=')) leading.push(argv[i++]);
+    else break;
+  }
+  if (leading.length === 0) return argv;
+  const rest = argv.slice(i);
+  const words = rest[0] !== undefined && rest[0] in GROUP_SUMMARIES ? 2 : 1;
+  return [...rest.slice(0, words), ...leading, ...rest.slice(words)];
+}
 
 function groupHelp(group: string): string {
   const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
@@ -73,7 +97,8 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 const interrupted = (signal: AbortSignal): number => (typeof signal.reason === 'number' ? signal.reason : 130);
 
 /** Runs one client command line; answers its exit code. */
-export async function runClient(argv: string[], io: ClientIo): Promise<number> {
+export async function runClient(given: string[], io: ClientIo): Promise<number> {
+  const argv = hoistCommonOptions(given);
   const [first, second] = argv;
   if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
     io.out.write(`${TOP_USAGE}\n`);
@@ -93,14 +118,16 @@ export async function runClient(argv: string[], io: ClientIo): Promise<number> {
     }
     command = COMMANDS.find((c) => c.name === `${first} ${second}`);
     if (!command) {
-      io.err.write(`drover: unknown command "${first} ${second}"\n\n${groupHelp(first)}\n`);
+      const names = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.slice(first.length + 1));
+      io.err.write(unknownCommand(second, names, `${first} `, `drover ${first} --help`));
       return EXIT.USAGE;
     }
     rest = argv.slice(2);
   } else {
     command = COMMANDS.find((c) => c.name === first);
     if (!command) {
-      io.err.write(`drover: unknown command "${first}"\n\n${TOP_USAGE}\n`);
+      const serverSide = TOP_WORDS.includes(first) && !CLIENT_WORDS.includes(first);
+      io.err.write(serverSide ? `drover: --profile and --json go with the API client commands, not '${first}'\n` : unknownCommand(first, TOP_WORDS));
       return EXIT.USAGE;
     }
     rest = argv.slice(1);
@@ -115,6 +142,7 @@ export async function runClient(argv: string[], io: ClientIo): Promise<number> {
     const ctx: CommandContext = {
       client: () => (client ??= new DroverClient(resolveConnection(io.env, read.string(parsed, 'profile')))),
       json: read.flag(parsed, 'json'),
+      raw: read.flag(parsed, 'raw'),
       out: io.out,
       err: io.err,
       env: io.env,

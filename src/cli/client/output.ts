@@ -4,6 +4,7 @@
  */
 import type { Answer } from '../../client/index.ts';
 import type { CommandContext } from './framework.ts';
+import { escapeJsonControls, stripTerminalControls } from './terminal.ts';
 
 export interface Column<T> {
   header: string;
@@ -60,9 +61,20 @@ const indent = (text: string) =>
     .map((line) => `    ${line}`)
     .join('\n');
 
-/** `--json`: the body as sent; otherwise what `render` makes of the data. */
+/**
+ * `--json`: the body as sent; otherwise what `render` makes of the data. Answers carry text that
+ * agents wrote (a pod's result, messages, titles), so terminal control sequences are taken out
+ * of the readable form, and C1 controls escaped in the JSON, unless `--raw` (docs/cli.md).
+ */
 export function show<T>(ctx: CommandContext, answer: Answer<T>, render: (data: T) => string): void {
-  ctx.out.write(ctx.json ? `${answer.raw}\n` : render(answer.data));
+  if (ctx.json) ctx.out.write(`${ctx.raw ? answer.raw : escapeJsonControls(answer.raw)}\n`);
+  else ctx.out.write(ctx.raw ? render(answer.data) : stripTerminalControls(render(answer.data)));
+}
+
+/** One line of a stream (messages, events): as `show` treats an answer. */
+export function streamLine(ctx: CommandContext, item: unknown, readable: () => string): void {
+  if (ctx.json) ctx.out.write(`${ctx.raw ? JSON.stringify(item) : escapeJsonControls(JSON.stringify(item))}\n`);
+  else ctx.out.write(ctx.raw ? readable() : stripTerminalControls(readable()));
 }
 
 /** A footer for a page of a longer list. */

@@ -1,5 +1,5 @@
 /**
- * Where the client commands find their server, organization and key (contract §13): profiles in
+ * Where the client commands find their server, organization and key (docs/cli.md): profiles in
  * `$XDG_CONFIG_HOME/drover/config.json` (default `~/.config/drover/config.json`, mode 0600),
  * written by `drover login`, and the environment.
  *

@@ -108,6 +108,9 @@ export const stripTerminalControls = (text: string): string => terminalFilter()(
 export const escapeJsonControls = (json: string): string =>
   json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/** `--raw` of the commands that print text agents wrote (a pod's result, messages, events). */
+export const RAW_TEXT_OPTION: OptionSpec = { type: 'boolean', description: 'print text as it came, terminal control sequences included' };
+
 /** `--raw` of the commands that print pod output. */
 export const RAW_OPTION: OptionSpec = { type: 'boolean', description: "print the pod's output as it came, terminal control sequences included" };
 

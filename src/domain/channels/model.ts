@@ -24,7 +24,7 @@ export const MAX_CONTENT = 100_000;
  * channel in one answer (the spec shows the list unpaged) while a huge org cannot ask for all at once.
  */
 export const CHANNEL_LIST_LIMIT = { default: 100, max: 100 } as const;
-/** GET /channels/:id/messages: contract §1 page sizes. */
+/** GET /channels/:id/messages: docs/api.md page sizes. */
 export const MESSAGE_LIMIT = { default: 50, max: 100 } as const;
 
 /**

@@ -1,7 +1,6 @@
 import { invalid } from '../../errors.ts';
 import type { RunStatus } from '../../protocol/enums.ts';
 
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
 /** Runs that hold one of the loop's `max_concurrent_runs` slots. */
 export const SLOT_RUN_STATUSES: readonly RunStatus[] = ['pending', 'running'];
 export const MAX_QUEUED_RUNS = 100;
@@ -27,12 +26,14 @@ export interface LoopFields {
   timeout_minutes: number;
   callback_url: string | null;
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
-  /** The agentfile every run's pod gets (contract §10); null: none. */
+  /** The agentfile every run's pod gets (docs/agents.md); null: none. */
   agentfile_layer: string | null;
   /** Only runners carrying all of these run the loop's pods (runners/labels.ts). */
   runner_labels: string[];
   /** The preset whose agent and lines runs start from (presets/apply.ts); null: none. */
   preset: string | null;
+  /** US dollars a day (UTC) its runs may spend on model calls; null: no budget (docs/agents.md "Budgets"). */
+  budget_usd_per_day: number | null;
 }
 
 export const DEFAULT_AUTOPILOT_CONFIG = { max_iterations: 10, iteration_timeout_sec: 600 };

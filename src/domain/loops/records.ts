@@ -3,12 +3,13 @@ import { podResultsByKeys, type PodResultsRow } from '../../store/pods.ts';
 import type { LoopRunRow } from '../../store/schema-loops.ts';
 import { podResultsView } from '../pods/results.ts';
 import { parseActor } from '../../events/actor.ts';
+import { parseDelivery } from '../deliveries/model.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * The run record of contract §3, as the API returns it and callbacks carry it, with its pod's
- * results (contract §10): read from the pod, so what the agent reported after its run ended (a
+ * The run record of docs/api.md, as the API returns it and callbacks carry it, with its pod's
+ * results (docs/agents.md): read from the pod, so what the agent reported after its run ended (a
  * cancelled run's pod reporting its usage later) shows too.
  */
 export function runRecord(run: LoopRunRow, loopSlug: string, pod: PodResultsRow | undefined) {
@@ -29,6 +30,8 @@ export function runRecord(run: LoopRunRow, loopSlug: string, pod: PodResultsRow 
     duration_sec: run.started_at !== null && run.finished_at !== null ? Math.round((run.finished_at - run.started_at) / 100) / 10 : null,
     error_message: run.error_message,
     ...podResultsView(run.pod_key === null ? undefined : pod),
+    // What its pod did with the work (docs/agents.md "Getting the work back"); a persistent loop's run delivers what it added.
+    delivery: run.pod_key === null || !pod ? null : parseDelivery(pod.delivery),
     callback_status: run.callback_status,
     triggered_by: parseActor(run.triggered_by),
     created_at: new Date(run.created_at).toISOString(),

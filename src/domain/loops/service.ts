@@ -20,7 +20,8 @@ import { callbackGuardProblem } from '../webhooks/callback-check.ts';
 import { labelsColumn } from '../runners/labels.ts';
 import { applyLoopPreset } from '../presets/apply.ts';
 import { type LoopFields, DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
-import { cancelRuns, startQueuedRuns, triggerRun } from './runs.ts';
+import { cancelRuns } from './run-follow.ts';
+import { startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
 
 type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
@@ -88,6 +89,7 @@ function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' 
     agentfile_layer: fields.agentfile_layer,
     runner_labels: labelsColumn(fields.runner_labels),
     preset: fields.preset,
+    budget_usd_per_day: fields.budget_usd_per_day,
   };
 }
 
@@ -120,6 +122,7 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     agentfile_layer: input.agentfile_layer || null,
     runner_labels: input.runner_labels ?? [],
     preset: input.preset ?? null,
+    budget_usd_per_day: input.budget_usd_per_day ?? null,
   };
   await applyLoopPreset(ctx.store.db, orgId, fields, input);
   await checkFields(ctx, orgId, fields);
@@ -180,7 +183,7 @@ export async function updateLoop(ctx: DomainContext, orgId: number, slug: string
     next_run_at: cronChanged ? schedule(fields, loop.status, now) : loop.next_run_at,
     updated_at: now,
   });
-  // More slots: queued runs that fit now start now (contract §3: queued runs start when a slot frees).
+  // More slots: queued runs that fit now start now (docs/api.md: queued runs start when a slot frees).
   if (fields.max_concurrent_runs > current.max_concurrent_runs) await startQueuedRuns(ctx, loop.id);
   return updated;
 }
@@ -214,7 +217,7 @@ export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string
 }
 
 export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {
-  // A bad body is 400 before an unknown loop is 404 (contract §1, order of checks).
+  // A bad body is 400 before an unknown loop is 404 (docs/api.md, order of checks).
   checkVariablesDepth('/variables', variables);
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   return triggerRun(ctx, loop.id, { type: 'manual', variables });

@@ -4,7 +4,7 @@ import { iso, isoOrNull } from '../iso.ts';
 import { storedLabels } from '../runners/labels.ts';
 import type { LoopFields } from './model.ts';
 
-const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null };
+const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null, spent_usd_today: 0 };
 
 /** The settings of a loop as the API takes and shows them (JSON columns parsed, flags as booleans). */
 export function loopFields(loop: LoopRow): LoopFields {
@@ -31,11 +31,12 @@ export function loopFields(loop: LoopRow): LoopFields {
     agentfile_layer: loop.agentfile_layer,
     runner_labels: storedLabels(loop.runner_labels),
     preset: loop.preset,
+    budget_usd_per_day: loop.budget_usd_per_day,
   };
 }
 
 /**
- * The loop record of contract §3 as its events show it: without `callback_secret`, which the API
+ * The loop record of docs/api.md as its events show it: without `callback_secret`, which the API
  * adds only for keys that may write loops (an event reaches every key that may read them).
  */
 export const loopView = (loop: LoopRow, stats: LoopStats | null | undefined) => ({
@@ -51,6 +52,7 @@ export const loopView = (loop: LoopRow, stats: LoopStats | null | undefined) => 
   cancelled_runs: (stats ?? NO_STATS).cancelled_runs,
   active_run_count: (stats ?? NO_STATS).active_run_count,
   total_cost_usd: (stats ?? NO_STATS).total_cost_usd,
+  spent_usd_today: (stats ?? NO_STATS).spent_usd_today,
   created_at: iso(loop.created_at),
   updated_at: iso(loop.updated_at),
 });

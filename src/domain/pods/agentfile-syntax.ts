@@ -19,7 +19,7 @@ export const hasWhitespaceOrControl = (text: string): boolean => /\s/.test(text)
 
 /**
  * The parser's error, for callers that find a problem later (an unknown REPO, a foreign
- * channel_id) and want to name the line as the contract asks: `agentfile_layer line N: reason`.
+ * channel_id) and want to name the line as docs/agentfile.md asks: `agentfile_layer line N: reason`.
  */
 export function agentfileError(line: number | null, reason: string): AppError {
   const message = line === null ? reason : `line ${line}: ${reason}`;

@@ -1,5 +1,5 @@
 /**
- * The `agentfile_layer` of POST /pods (contract §4): a small line-based language, parsed here
+ * The `agentfile_layer` of POST /pods (docs/api.md): a small line-based language, parsed here
  * into plain data. Pure: no I/O, no lookups (whether a REPO or a channel exists is checked by
  * the caller). Every problem is a 400 `VALIDATION_FAILED` naming the 1-based line.
  *
@@ -26,7 +26,7 @@
  * - PROMPT, MODE, REPO and BRANCH may appear once; each CONFIG key once; CREDENTIAL any number;
  *   ENV up to 50 names, values up to 4 KiB of UTF-8 without NUL. A name given both as ENV and as
  *   CREDENTIAL is an error: which value the agent would see would be a guess.
- * - `CONFIG permission_mode` is read here as a word; whether the agent takes it (contract §10) is
+ * - `CONFIG permission_mode` is read here as a word; whether the agent takes it (docs/agents.md) is
  *   checked where the agent is known (launch.ts).
  * - A bare PROMPT (`PROMPT fix it`) is rejected: the prompt is a quoted string or a heredoc.
  * - The prompt may be empty (`PROMPT ""`, or a heredoc with no lines) but never contains NUL,
@@ -34,7 +34,8 @@
  * - CRLF line endings are accepted (one `\r` before each `\n` is dropped, heredoc bodies included).
  * - Input is capped at 64 KiB (UTF-8) and 2,000 lines.
  */
-import { envNameProblem } from '../../agents/environment.ts';
+import { envNameProblem, forbiddenEnvName } from '../../agents/environment.ts';
+import { LIMIT_KEYS, parseLimit } from './limits.ts';
 import { fail, hasControl, hasWhitespaceOrControl, parseInteger, parseQuoted, readValue, show } from './agentfile-syntax.ts';
 
 export interface AgentfileConfig {
@@ -47,12 +48,19 @@ export interface AgentfileConfig {
   max_iterations?: number;
   iteration_timeout_sec?: number;
   permission_mode?: string;
-  /** false: the pod's agent gets no `drover` MCP server (contract §12); default true. */
+  /** false: the pod's agent gets no `drover` MCP server (docs/mcp.md); default true. */
   mcp?: boolean;
+  /** Resource limits (./limits.ts). */
+  memory_mb?: number;
+  pids?: number;
+  cpus?: number;
+  disk_mb?: number;
   /** What becomes of the work (docs/agents.md "Getting the work back"); default `branch` with REPO. */
   deliver?: 'branch' | 'merge_request' | 'none';
   /** The branch the work is pushed to (default: the agent's own, else drover/<pod key>). */
   deliver_branch?: string;
+  /** US dollars the pod's model calls may cost (docs/agents.md "Budgets"). */
+  max_cost_usd?: number;
 }
 
 export interface AgentfileLayer {
@@ -89,17 +97,20 @@ export const CONFIG_KEYS = [
   'iteration_timeout_sec',
   'permission_mode',
   'mcp',
+  ...LIMIT_KEYS,
   'deliver',
   'deliver_branch',
+  'max_cost_usd',
 ] as const satisfies readonly (keyof AgentfileConfig)[];
 
-/** Set by Drover itself in the agent's environment (contract §4), so never taken from the runner's credentials. */
+/** Set by Drover itself in the agent's environment (docs/api.md), so never taken from the runner's credentials. */
 export const RESERVED_CREDENTIALS = ['PATH', 'HOME', 'LANG', 'TERM'] as const;
 export const RESERVED_CREDENTIAL_PREFIX = 'DROVER_';
 
 export const MAX_MODEL_LENGTH = 200;
-export const MAX_BRANCH_LENGTH = 200;
 export const MAX_REPO_NAME_LENGTH = 255;
+export { branchProblem, MAX_BRANCH_LENGTH } from './branch-name.ts';
+import { branchProblem } from './branch-name.ts';
 export const MAX_CREDENTIAL_LENGTH = 128;
 
 type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -110,21 +121,6 @@ const CREDENTIAL_NAME = /^[A-Z_][A-Z0-9_]*$/;
 const isDirective = (word: string): word is Directive => (AGENTFILE_DIRECTIVES as readonly string[]).includes(word);
 const isConfigKey = (word: string): word is ConfigKey => (CONFIG_KEYS as readonly string[]).includes(word);
 const oneOf = (values: readonly string[]): string => values.join(', ');
-
-/** null when `name` is a usable git branch name (git check-ref-format's rules, plus no whitespace). */
-export function branchProblem(name: string): string | null {
-  if (name.length === 0) return 'must not be empty';
-  if (name.length > MAX_BRANCH_LENGTH) return `must be at most ${MAX_BRANCH_LENGTH} characters`;
-  if (hasWhitespaceOrControl(name)) return 'must not contain whitespace or control characters';
-  if (/[~^:?*[\\]/.test(name)) return 'must not contain any of ~ ^ : ? * [ \\';
-  if (name.startsWith('-')) return 'must not start with -';
-  if (name.includes('..')) return 'must not contain ..';
-  if (name.includes('@{') || name === '@') return 'must not be @ or contain @{';
-  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'must not start or end with / or contain //';
-  if (name.endsWith('.') || name.endsWith('.lock')) return 'must not end with . or .lock';
-  if (name.split('/').some((part) => part.startsWith('.'))) return 'must not have a path component starting with .';
-  return null;
-}
 
 function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string | number | boolean {
   const what = `CONFIG ${key}`;
@@ -137,6 +133,11 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
       return raw;
     case 'max_turns':
       return parseInteger(raw, lineNo, what, 1, 10_000);
+    case 'memory_mb':
+    case 'pids':
+    case 'cpus':
+    case 'disk_mb':
+      return parseLimit(key, raw, lineNo);
     case 'pod_timeout_minutes':
       return parseInteger(raw, lineNo, what, 1, 10_080);
     case 'max_iterations':
@@ -159,6 +160,11 @@ function parseConfigValue(key: ConfigKey, raw: string, lineNo: number): string |
     case 'deliver_branch': {
       const problem = branchProblem(raw);
       return problem === null ? raw : fail(lineNo, `${what} ${problem}`);
+    }
+    case 'max_cost_usd': {
+      const dollars = /^[0-9]{1,9}(\.[0-9]{1,9})?$/.test(raw) ? Number(raw) : NaN;
+      if (!(dollars > 0)) fail(lineNo, `${what} must be a number of US dollars above 0 such as 2.50, got ${show(raw)}`);
+      return dollars;
     }
     case 'permission_mode':
       if (PERMISSION_MODE_WORD.test(raw)) return raw;
@@ -186,6 +192,8 @@ function parseCredential(arg: string, lineNo: number): string {
   if (value.startsWith(RESERVED_CREDENTIAL_PREFIX) || (RESERVED_CREDENTIALS as readonly string[]).includes(value)) {
     fail(lineNo, `CREDENTIAL ${value} is reserved: Drover sets it in the agent's environment itself`);
   }
+  const forbidden = forbiddenEnvName(value);
+  if (forbidden !== null) fail(lineNo, `CREDENTIAL ${forbidden}`);
   return value;
 }
 

@@ -1,3 +1,4 @@
+import { limitsRequest } from './limits.ts';
 import { AppError, invalid } from '../../errors.ts';
 import * as channels from '../../store/channels.ts';
 import * as customAgents from '../../store/custom-agents.ts';
@@ -48,7 +49,7 @@ export interface PodExtras {
   /** Use this runner when it is available (a persistent sandbox lives there), else any runner. */
   preferRunnerId?: number | null;
   loopRunId?: number | null;
-  /** The pod whose token spawns this one (contract §12): recorded as parent_pod_key; its channel and ticket are inherited unless given. */
+  /** The pod whose token spawns this one (docs/mcp.md): recorded as parent_pod_key; its channel and ticket are inherited unless given. */
   parent?: PodRow | null;
   /** Who the pod is created for (a loop run's trigger), JSON actor; default: the current actor. */
   createdBy?: string | null;
@@ -71,7 +72,7 @@ type Unplaced = Omit<PodsTable, 'id' | 'runner_id' | 'created_at' | 'updated_at'
  * They are placed and recorded in one transaction, against one reading of the runners' loads, so a
  * burst (a cron slot firing hundreds of loops) costs one commit, not one per pod. The org's queue
  * is placed first (queue.ts): a new pod takes no slot an older queued pod could use, and is itself
- * `queued` when no runner can take it now but one could later (contract §10).
+ * `queued` when no runner can take it now but one could later (docs/agents.md).
  */
 export async function launchPods(ctx: DomainContext, org: OrgRow, requests: LaunchRequest[]): Promise<(PodRow | AppError)[]> {
   const references = new References(ctx.store.db, org.id);
@@ -171,7 +172,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     throw agentfileError(lines['CONFIG channel_id'] ?? null, `CONFIG channel_id ${channelId} is not a channel of this organization`);
   }
   const parent = extras.parent ?? null;
-  // A spawned pod reaches no runner credential its parent was not given (contract §12 leaves the
+  // A spawned pod reaches no runner credential its parent was not given (docs/mcp.md leaves the
   // agentfile open; a pod token must not widen what the pod's agent can get).
   const foreign = parent ? layer.credentials.filter((name) => !(JSON.parse(parent.credentials) as string[]).includes(name)) : [];
   if (foreign.length > 0) {
@@ -197,7 +198,9 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     iteration_timeout_sec: layer.config.iteration_timeout_sec ?? DEFAULT_ITERATION_TIMEOUT_SEC,
     permission_mode: layer.config.permission_mode ?? null,
     mcp: layer.config.mcp ?? true,
+    limits: limitsRequest(layer.config),
     ...delivering,
+    max_cost_usd: layer.config.max_cost_usd ?? null,
     env: layer.env,
     persistent_key: extras.persistentKey ?? null,
     keep_workspace: extras.keepWorkspace ?? false,
@@ -242,7 +245,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
 }
 
 /**
- * Where a new pod goes (contract §4 Create, §10 "Waiting for a runner"), among the org's runners as
+ * Where a new pod goes (docs/api.md Create, docs/agents.md "Waiting for a runner"), among the org's runners as
  * loaded by this placement: a runner with room, or `queued` when no runner can take it now but one
  * could later. Asked for by id: that runner when it has room, queued for it when it is only full,
  * 409 when it is offline, draining, silent or lacks the agent. Otherwise: 503 only when no runner of

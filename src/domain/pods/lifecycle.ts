@@ -131,7 +131,7 @@ async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
   await terminateChildren(ctx, pod);
 }
 
-/** A pod has ended, however it ended: its still-active children are terminated (theirs in turn, contract §12). */
+/** A pod has ended, however it ended: its still-active children are terminated (theirs in turn, docs/mcp.md). */
 async function terminateChildren(ctx: DomainContext, pod: PodRow): Promise<void> {
   for (const child of await pods.activeChildPods(ctx.store.db, pod.key)) {
     await terminateOnServer(ctx, child, ACTIVE_STATUSES, `its parent pod ${pod.key} ended (${pod.status})`);

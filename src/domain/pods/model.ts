@@ -1,7 +1,8 @@
 import { randomBase62 } from '../auth/keys.ts';
 import type { PodStatus } from '../../protocol/enums.ts';
+import type { PodLimitsRequest } from './limits.ts';
 
-/** Active pods can be terminated; `queued` ones wait for a runner slot (contract §10) and hold none. */
+/** Active pods can be terminated; `queued` ones wait for a runner slot (docs/agents.md) and hold none. */
 export const ACTIVE_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
 export const FINAL_STATUSES: readonly PodStatus[] = ['completed', 'failed', 'terminated'];
 
@@ -17,9 +18,13 @@ export interface PodConfig {
   permission_mode: string | null;
   /** `CONFIG mcp`: the agent gets the `drover` MCP server (absent in pods stored before it existed: true). */
   mcp?: boolean;
+  /** `CONFIG memory_mb | pids | cpus | disk_mb` (absent in pods stored before they existed: none asked). */
+  limits?: PodLimitsRequest;
   /** `CONFIG deliver` and `deliver_branch` (absent in pods stored before them: `branch`, none). */
   deliver?: 'branch' | 'merge_request' | 'none';
   deliver_branch?: string | null;
+  /** `CONFIG max_cost_usd` (absent in pods stored before it existed: none). */
+  max_cost_usd?: number | null;
   /** The agentfile's `ENV` variables (absent in pods stored before they existed). */
   env?: Record<string, string>;
   /** Set by loops: reuse one workspace per loop (persistent sandbox) and resume an agent session. */
@@ -43,7 +48,7 @@ export function newPodKey(): string {
 }
 
 /**
- * A pod's API token: valid while the pod is active, with these scopes (contract §12). Its
+ * A pod's API token: valid while the pod is active, with these scopes (docs/mcp.md). Its
  * `pods:write` covers only spawning pods and terminating the pods it spawned (spawn.ts).
  */
 export const POD_TOKEN_SCOPES = ['channels:write', 'tickets:write', 'pods:read', 'pods:write', 'loops:read', 'repos:read', 'runners:read'] as const;

@@ -3,7 +3,7 @@ import type { PodResultsRow } from '../../store/pods.ts';
 import type { PodsTable } from '../../store/schema-runners.ts';
 
 /**
- * A pod's results (contract §10 "Results") between the runner's report, the pods table and the
+ * A pod's results (docs/agents.md "Results") between the runner's report, the pods table and the
  * API: `result`, `session_id` and `usage`, which runs show for their pod.
  */
 export type UsageColumns = Pick<

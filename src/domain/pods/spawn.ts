@@ -1,5 +1,5 @@
 /**
- * Pods that spawn pods (contract §12). A pod's token holds `pods:write` only for its own children:
+ * Pods that spawn pods (docs/mcp.md). A pod's token holds `pods:write` only for its own children:
  * it creates pods that record it as `parent_pod_key`, and terminates only those. A child is at
  * most MAX_SPAWN_DEPTH levels below a pod created through the API (or by a loop); a pod has at most
  * MAX_ACTIVE_CHILDREN active children; a child inherits its parent's channel and ticket unless it

@@ -1,3 +1,4 @@
+import { limitsRequest } from './limits.ts';
 import type { PodSpec } from '../../protocol/runner-link.ts';
 import * as customAgents from '../../store/custom-agents.ts';
 import * as repositories from '../../store/repositories.ts';
@@ -5,6 +6,7 @@ import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import type { PodConfig } from './model.ts';
+import { podBudgets } from '../usage/budgets.ts';
 
 /** What the runner needs to start a pod, built from its stored row (on any replica, at any time). */
 export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, apiUrl: string): Promise<PodSpec> {
@@ -39,6 +41,8 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
     deliver: { mode: config.deliver ?? 'branch', branch: config.deliver_branch ?? null },
     credentials: JSON.parse(pod.credentials) as string[],
     agent_env: config.env ?? {},
+    limits: config.limits ?? limitsRequest({}),
+    budgets: await podBudgets(ctx, pod, config),
     persistent_key: config.persistent_key,
     keep_workspace: config.keep_workspace,
     resume_session_id: config.resume_session_id,

@@ -1,3 +1,4 @@
+import { limitsRequest } from './limits.ts';
 import type { PodRow } from '../../store/schema-runners.ts';
 import { iso, isoOrNull } from '../iso.ts';
 import type { PodConfig } from './model.ts';
@@ -40,6 +41,7 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     env: config.env ?? {},
     runner_labels: storedLabels(pod.runner_labels),
     preset: pod.preset,
+    limits: config.limits ?? limitsRequest({}),
     error_message: pod.error_message,
     exit_code: pod.exit_code,
     started_at: isoOrNull(pod.started_at),

@@ -6,7 +6,7 @@ import { requireOrg } from '../admin/service.ts';
 import type { DomainContext } from '../context.ts';
 import { DEFAULT_QUOTAS, QUOTA_NAMES, type QuotaName, type Quotas } from './model.ts';
 
-const NO_OVERRIDES: QuotaOverrides = { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null };
+const NO_OVERRIDES: QuotaOverrides = { max_active_pods: null, max_queued_pods: null, max_loops: null, pod_output_bytes_per_sec: null, max_cost_usd_per_month: null };
 
 /** The server-wide defaults this process runs with. */
 export const defaultQuotas = (ctx: DomainContext): Quotas => ctx.quotas ?? DEFAULT_QUOTAS;

@@ -1,5 +1,5 @@
 /**
- * What a repository record may hold (contract §2, §7). The checks run when an administrator
+ * What a repository record may hold (docs/api.md, docs/api.md). The checks run when an administrator
  * registers a repository, so that a bad record fails there with a 400 rather than later, on
  * every branch listing, as a provider error.
  */

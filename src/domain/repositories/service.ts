@@ -1,5 +1,5 @@
 /**
- * Repositories as the org API sees them (contract §7): the records, and their branches and merge
+ * Repositories as the org API sees them (docs/api.md): the records, and their branches and merge
  * requests read live from the Git provider. Provider failures become AppErrors here; neither the
  * caller's access token nor the stored token ever reaches a message.
  */

@@ -1,4 +1,4 @@
-/** An agent a runner advertises (contract §9 "Runner record"): its slug and the program's version. */
+/** An agent a runner advertises (docs/runners.md "Runner record"): its slug and the program's version. */
 export interface AdvertisedAgent {
   slug: string;
   version: string | null;

@@ -2,7 +2,7 @@ import type { RunnerWithCount } from '../../store/runners.ts';
 import { isBuiltinAgentSlug } from '../../agents/builtin.ts';
 import { advertisedAgents } from './advertised.ts';
 
-/** A runner is out of touch when its last heartbeat is older than this (contract §5). */
+/** A runner is out of touch when its last heartbeat is older than this (docs/runners.md). */
 export const RUNNER_SILENCE_MS = 30_000;
 
 /** Why the runner cannot take any pod now (online, fresh heartbeat, free capacity), or null. */
@@ -29,7 +29,7 @@ export function hasAgent(runner: RunnerWithCount, agentSlug: string): boolean {
 }
 
 /**
- * Why a pod of this agent cannot wait in the queue for this runner (contract §10: it is offline,
+ * Why a pod of this agent cannot wait in the queue for this runner (docs/agents.md: it is offline,
  * draining or silent, or lacks the agent), or null: the runner is only full, or has room.
  */
 export function queueProblem(runner: RunnerWithCount, agentSlug: string, now: number): string | null {

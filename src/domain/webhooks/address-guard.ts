@@ -2,7 +2,7 @@ import dns from 'node:dns/promises';
 import net from 'node:net';
 
 /**
- * Addresses a callback may not reach unless DROVER_WEBHOOK_ALLOW_PRIVATE=true (contract §3), each
+ * Addresses a callback may not reach unless DROVER_WEBHOOK_ALLOW_PRIVATE=true (docs/api.md), each
  * with the word an error message uses. The first matching entry names the reason, so the cloud
  * metadata addresses come before the link-local and private ranges that contain them.
  */

@@ -10,7 +10,7 @@ import type { DomainContext } from '../context.ts';
 import { CallbackTargetError, resolveCallbackTarget, type ResolvedTarget } from './address-guard.ts';
 import { signedHeaders } from './signing.ts';
 
-/** Waits after attempt 1, 2, …: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (contract §3); 7 attempts in all. */
+/** Waits after attempt 1, 2, …: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (docs/api.md); 7 attempts in all. */
 export const RETRY_SCHEDULE_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** How long a claimed delivery stays invisible to other passes; longer than any attempt takes. */

@@ -1,4 +1,4 @@
-/** The channel tools (contract §12): list, read, post, wait, and the channel's shared document. */
+/** The channel tools (docs/mcp.md): list, read, post, wait, and the channel's shared document. */
 import { z } from 'zod';
 import { channelOf, tool } from '../tool.ts';
 import { waitForMessages } from '../waits.ts';

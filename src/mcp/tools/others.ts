@@ -1,4 +1,4 @@
-/** Loops, repositories, runners (contract §12), and report_status for an agent in autopilot. */
+/** Loops, repositories, runners (docs/mcp.md), and report_status for an agent in autopilot. */
 import fs from 'node:fs';
 import { z } from 'zod';
 import { ToolInputError, tool } from '../tool.ts';

@@ -1,4 +1,4 @@
-/** The pod tools (contract §12): spawn, status, output, wait, terminate. */
+/** The pod tools (docs/mcp.md): spawn, status, output, wait, terminate. */
 import { z } from 'zod';
 import { tool } from '../tool.ts';
 import { waitForPod } from '../waits.ts';

@@ -1,4 +1,4 @@
-/** The ticket tools (contract §12): search, get, create, update, set status. */
+/** The ticket tools (docs/mcp.md): search, get, create, update, set status. */
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../protocol/enums.ts';
 import { tool } from '../tool.ts';

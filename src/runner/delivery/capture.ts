@@ -96,7 +96,8 @@ export function cacheGit(request: { cache: string; timeoutMs: number }, args: st
 /** git in the pod's repository, inside the pod's sandbox, as the agent's HOME sees it. */
 function podGit(request: CaptureRequest): (args: string[]) => Promise<GitResult> {
   const view: PodView = { cwd: request.workspace, writable: [request.workspace, request.home, request.outDir], readOnly: request.readOnly };
-  const wrap: GitOptions['wrap'] = (command, args) => request.sandbox?.wrap(command, args, view) ?? { command, args };
+  const sandbox = request.sandbox;
+  const wrap: GitOptions['wrap'] = sandbox ? (command, args, env) => sandbox.wrap(command, args, view, env) : undefined;
   const env: NodeJS.ProcessEnv = {
     ...workspaceGitEnv('', ''),
     HOME: request.home,

@@ -1,5 +1,5 @@
 /**
- * The bubblewrap command line of one pod's sandbox (contract §9), in the way Flatpak builds its
+ * The bubblewrap command line of one pod's sandbox (docs/runners.md), in the way Flatpak builds its
  * own: a new root made of explicit mounts, nothing of the host visible unless named.
  *
  * - user namespace: the agent is a non-root uid (CLIs that refuse root work on a root runner);
@@ -22,6 +22,11 @@ export interface PodView {
   writable: string[];
   /** Read-only: e.g. the clone cache's objects the workspace's repository borrows. */
   readOnly: string[];
+  /**
+   * The size of the pod's /tmp and /dev/shm (tmpfs), within its memory limit: their pages are
+   * charged to the pod's cgroup (docs/runners.md, "Limits"). Undefined: the kernel's default.
+   */
+  tmpfsBytes?: number;
 }
 
 export interface Identity {
@@ -30,6 +35,8 @@ export interface Identity {
   /** Files put over /etc/passwd and /etc/group when the host has no entry for `uid`. */
   passwd: { passwd: string; group: string } | null;
 }
+
+const sized = (bytes: number | undefined): string[] => (bytes === undefined ? [] : ['--size', String(bytes)]);
 
 export function bwrapArgs(shared: readonly Mount[], pod: PodView, identity: Identity): string[] {
   const mounts: Mount[] = [...shared, { kind: 'tmpfs', dest: '/tmp' }];
@@ -55,6 +62,9 @@ export function bwrapArgs(shared: readonly Mount[], pod: PodView, identity: Iden
     '/proc',
     '--dev',
     '/dev',
+    ...sized(pod.tmpfsBytes),
+    '--tmpfs',
+    '/dev/shm',
   ];
   const readOnlyAfter: string[] = ['/'];
   for (const mount of orderMounts(mounts)) {
@@ -67,6 +77,7 @@ export function bwrapArgs(shared: readonly Mount[], pod: PodView, identity: Iden
         args.push('--symlink', mount.target, mount.dest);
         break;
       case 'tmpfs':
+        if (mount.dest === '/tmp') args.push(...sized(pod.tmpfsBytes));
         args.push('--tmpfs', mount.dest);
         if (mount.dest !== '/tmp') readOnlyAfter.push(mount.dest);
         break;

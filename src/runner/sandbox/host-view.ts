@@ -1,5 +1,5 @@
 /**
- * What of the runner's machine a sandboxed agent sees (contract §9), worked out once when the
+ * What of the runner's machine a sandboxed agent sees (docs/runners.md), worked out once when the
  * runner starts: the mounts every pod's sandbox shares. The pod's own writable places (workspace,
  * HOME, autopilot state) are added per pod by bwrap.ts.
  *
@@ -36,7 +36,7 @@ export interface HostViewOptions {
   maskRoots?: string[];
 }
 
-/** The system directories of contract §9, bound read-only when they exist. */
+/** The system directories of docs/runners.md, bound read-only when they exist. */
 const SYSTEM_DIRS = ['/usr', '/etc', '/opt'];
 /** Top-level directories that are symlinks into /usr on merged-/usr systems, directories elsewhere. */
 const TOP_LEVEL_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];

@@ -1,5 +1,5 @@
 /**
- * The pod sandbox of a runner (contract §9): `bwrap` (the default) or `none`.
+ * The pod sandbox of a runner (docs/runners.md): `bwrap` (the default) or `none`.
  *
  * A runner opens its sandbox once at start. With `bwrap` that works out the host view
  * (./host-view.ts) and runs a self-test: a runner that cannot sandbox its agents refuses to start,
@@ -18,14 +18,28 @@ export type { PodView } from './bwrap.ts';
 export const SANDBOX_MODES = ['bwrap', 'none'] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
+/**
+ * How to start one process of a pod. `env` is the environment of the process started on the
+ * host; with `bwrap` that is the runner's own fixed one (HOST_ENV) and the agent's variables are
+ * among bwrap's options, which travel NUL-separated on file descriptor 3 (`--args 3`, `fd3`), so
+ * that no value of the pod is on a command line or in a host-side process's environment.
+ */
+export interface SandboxLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** What to write to the process's file descriptor 3 (a pipe), or null for none. */
+  fd3: string | null;
+}
+
 export interface Sandbox {
   readonly mode: SandboxMode;
   /**
-   * The command line that runs `command args` inside a pod's sandbox. With `bwrap` the process
-   * started is bwrap itself, whose death ends everything inside: stop its members with SIGTERM
-   * (sparing bwrap), and only then SIGKILL the whole group (see ../process-group.ts).
+   * What runs `command args` with `env` inside a pod's sandbox. With `bwrap` the process started
+   * is bwrap itself, whose death ends everything inside: stop its members with SIGTERM (sparing
+   * bwrap), and only then SIGKILL the whole group (see ../process-group.ts).
    */
-  wrap(command: string, args: string[], view: PodView): { command: string; args: string[] };
+  wrap(command: string, args: string[], view: PodView, env: Record<string, string>): SandboxLaunch;
 }
 
 /** The sandbox cannot be used; the message names the fix. */
@@ -44,7 +58,17 @@ export interface SandboxOptions {
   bwrap?: string;
 }
 
-const noSandbox: Sandbox = { mode: 'none', wrap: (command, args) => ({ command, args }) };
+const noSandbox: Sandbox = { mode: 'none', wrap: (command, args, _view, env) => ({ command, args, env, fd3: null }) };
+
+/** The environment of every host-side process the runner starts for a pod: the runner's own, fixed. */
+export function hostEnv(pathEnv: string): Record<string, string> {
+  return { PATH: pathEnv, LANG: 'C.UTF-8' };
+}
+
+/** bwrap options that give the process inside exactly `env`. */
+function environmentArgs(env: Record<string, string>): string[] {
+  return ['--clearenv', ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value])];
+}
 
 const INSTALL_HINT = 'install bubblewrap (e.g. `apt-get install bubblewrap`) or start the runner with --sandbox none';
 
@@ -57,7 +81,16 @@ export async function openSandbox(mode: SandboxMode, options: SandboxOptions): P
   fs.mkdirSync(ownDir, { recursive: true, mode: 0o700 });
   const shared: Mount[] = hostView({ pathEnv: options.pathEnv, hidden: [options.workDir, ...(options.hidden ?? [])], extraReadOnly: options.readOnly });
   const identity = agentIdentity(ownDir);
-  const sandbox: Sandbox = { mode: 'bwrap', wrap: (command, args, view) => ({ command: bwrap, args: [...bwrapArgs(shared, view, identity), '--', command, ...args] }) };
+  const env = hostEnv(options.pathEnv);
+  const sandbox: Sandbox = {
+    mode: 'bwrap',
+    wrap: (command, args, view, inner) => ({
+      command: bwrap,
+      args: ['--args', '3', '--', command, ...args],
+      env,
+      fd3: [...bwrapArgs(shared, view, identity), ...environmentArgs(inner)].map((arg) => `${arg}\0`).join(''),
+    }),
+  };
   await selfTest(sandbox, ownDir);
   return sandbox;
 }
@@ -93,8 +126,8 @@ function readOrEmpty(file: string): string {
 async function selfTest(sandbox: Sandbox, ownDir: string): Promise<void> {
   const dir = fs.mkdtempSync(path.join(ownDir, 'self-test-'));
   try {
-    const { command, args } = sandbox.wrap('/bin/sh', ['-c', 'id -u && test -w "$PWD"'], { cwd: dir, writable: [dir], readOnly: [] });
-    const result = await run(command, args, { PATH: '/usr/bin:/bin' });
+    const launch = sandbox.wrap('/bin/sh', ['-c', 'id -u && test -w "$PWD"'], { cwd: dir, writable: [dir], readOnly: [] }, { PATH: '/usr/bin:/bin' });
+    const result = await run(launch);
     if (result.code !== 0) {
       const reason = result.output.trim().split('\n').find(Boolean) ?? `exit code ${String(result.code)}`;
       throw new SandboxError(`the pod sandbox does not work on this machine (bwrap: ${reason}): ${INSTALL_HINT}; bubblewrap needs unprivileged user namespaces`);
@@ -105,12 +138,16 @@ async function selfTest(sandbox: Sandbox, ownDir: string): Promise<void> {
   }
 }
 
-function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/** Runs a launch of `wrap` to its end (the self-tests). */
+export function run(launch: SandboxLaunch): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(launch.command, launch.args, { env: launch.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const fd3 = child.stdio[3] as NodeJS.WritableStream;
+    fd3.on('error', () => {});
+    fd3.end(launch.fd3 ?? '');
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, output }));
   });

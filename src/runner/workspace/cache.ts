@@ -2,7 +2,7 @@
  * The runner's clone caches: one bare repository per repository URL under `<work dir>/repos/`,
  * holding origin's branches as `refs/remotes/origin/*`. Only the runner touches a cache: pods
  * see nothing of it but its `objects/` directory, read-only, which their own repositories borrow
- * objects from (contract §9 "Git").
+ * objects from (docs/runners.md "Git").
  *
  * Every fetch names the registered URL and refspec on the command line, never a remote of the
  * cache's configuration, and the token travels scoped to that URL (./git.ts): what any repository

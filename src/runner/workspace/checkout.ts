@@ -1,5 +1,5 @@
 /**
- * A pod's checkout: a git repository of its own in the workspace (contract §9 "Git"), which the
+ * A pod's checkout: a git repository of its own in the workspace (docs/runners.md "Git"), which the
  * agent can commit to, configure and break without touching the runner's clone cache or another
  * pod. Cheap: its objects are the cache's, borrowed read-only through `objects/info/alternates`
  * (nothing is copied; only the files of the branch are written), and its remote-tracking

@@ -33,8 +33,11 @@ export interface GitOptions {
   timeoutMs: number;
   /** Text for git's stdin (default: none). */
   stdin?: string;
-  /** Runs git through this command line instead (e.g. inside a pod's sandbox). */
-  wrap?: (command: string, args: string[]) => { command: string; args: string[] };
+  /**
+   * Runs git through this launch instead (inside a pod's sandbox): its own command line, host-side
+   * environment and the options it reads from file descriptor 3 (see ../sandbox/index.ts).
+   */
+  wrap?: (command: string, args: string[], env: Record<string, string>) => { command: string; args: string[]; env: Record<string, string>; fd3: string | null };
 }
 
 /**
@@ -62,14 +65,18 @@ export function workspaceGitEnv(url: string, token: string): NodeJS.ProcessEnv {
   return env;
 }
 
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 /** Runs git; resolves with its outcome (also on a non-zero exit or a timeout). */
 export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   return new Promise<GitResult>((resolve, reject) => {
-    const line = options.wrap ? options.wrap('git', [...args]) : { command: 'git', args: [...args] };
+    const line = options.wrap ? options.wrap('git', [...args], definedOnly(options.env)) : { command: 'git', args: [...args], env: options.env, fd3: null };
     const child = spawn(line.command, line.args, {
       cwd: options.cwd,
-      env: options.env,
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      env: line.env,
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', line.fd3 === null ? 'ignore' : 'pipe'],
       windowsHide: true,
       // Its own process group, so a timeout also kills git-remote-https, ssh, pack-objects …
       detached: process.platform !== 'win32',
@@ -90,6 +97,11 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
       timedOut = true;
       kill();
     }, options.timeoutMs);
+    const fd3 = child.stdio[3] as NodeJS.WritableStream | null;
+    if (fd3 && line.fd3 !== null) {
+      fd3.on('error', () => {});
+      fd3.end(line.fd3);
+    }
     if (options.stdin !== undefined) {
       child.stdin?.on('error', () => {});
       child.stdin?.end(options.stdin);

@@ -1,5 +1,5 @@
 /**
- * Pods' HOME directories (contract §9 "HOME"): each pod gets its own, seeded by copying the
+ * Pods' HOME directories (docs/runners.md "HOME"): each pod gets its own, seeded by copying the
  * runner's template `<work dir>/agent-home/`, where the operator keeps agent configuration
  * (`.codex/config.toml`, `.gemini/settings.json`, `.config/opencode/opencode.json`,
  * `.claude/settings.json`, `.gitconfig` …). Agents keep their sessions and transcripts under HOME,

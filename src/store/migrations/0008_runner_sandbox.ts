@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Runners say how they sandbox their pods (contract §9): `sandbox` is `bwrap` or `none`, null until
+ * Runners say how they sandbox their pods (docs/runners.md): `sandbox` is `bwrap` or `none`, null until
  * the runner has connected. `agents` keeps its column; its JSON becomes `[{slug, version}]`
  * (older rows hold plain slugs, read as version-less until the runner's next hello rewrites them).
  */

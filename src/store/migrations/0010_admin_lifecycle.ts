@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Registration tokens become single-use by default and revocable (contract §15): each keeps how
+ * Registration tokens become single-use by default and revocable (docs/decisions.md): each keeps how
  * many registrations it allows and has left, its recognisable prefix and when it was revoked.
  * Tokens issued before this migration were reusable until they expired; they get one use left
  * and no prefix (only their hash was ever stored).

@@ -3,7 +3,7 @@ import type { DatabaseKind } from '../db.ts';
 import { idColumn } from './columns.ts';
 
 /**
- * Operations (contract §15): pod output as appended chunks, per-organization quotas, runner
+ * Operations (docs/decisions.md): pod output as appended chunks, per-organization quotas, runner
  * deletion and credential rotation, and the webhook delivery log (redeliveries share an event id).
  */
 export function operations(kind: DatabaseKind) {

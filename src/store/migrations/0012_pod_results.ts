@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * What an agent reported at its end (contract §10 "Results"): its final message and its usage.
+ * What an agent reported at its end (docs/agents.md "Results"): its final message and its usage.
  * One column per usage figure (not a JSON text), so a loop's total cost is a SUM in the database.
  * The session id has its own column since 0004. Runs show their pod's.
  */

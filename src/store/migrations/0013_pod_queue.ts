@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DatabaseKind } from '../db.ts';
 
 /**
- * Pods wait for a runner, and loops give their runs an agentfile (contract §10).
+ * Pods wait for a runner, and loops give their runs an agentfile (docs/agents.md).
  *
  * - `pods.runner_id` becomes nullable: a `queued` pod has no runner until a slot frees.
  * - `pods_status_created` finds queued pods past their queue timeout, and the organizations that

@@ -3,7 +3,7 @@ import type { DatabaseKind } from '../db.ts';
 import { idColumn } from './columns.ts';
 
 /**
- * The per-organization event log of contract §11.
+ * The per-organization event log of docs/events.md.
  *
  * - `events`: one row per change, written in the change's own transaction. The id is global and
  *   auto-incremented; `event_heads` makes it increase per organization in commit order (see

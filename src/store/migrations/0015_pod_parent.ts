@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Pods spawn pods (contract §12): `pods.parent_pod_key` names the pod whose token created this one
+ * Pods spawn pods (docs/mcp.md): `pods.parent_pod_key` names the pod whose token created this one
  * (null for pods created with an API key or by a loop). `pods_parent_status` finds a pod's active
  * children (the fan-out limit, and terminating them when the parent ends) without a scan.
  */

@@ -2,25 +2,29 @@ import fs from 'node:fs';
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { followEvents } from '../../../client/sse.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, read, toInteger, type Command, type CommandContext, type Parsed } from '../framework.ts';
-import { pageNote, record, show, table, when, type Column } from '../output.ts';
+import { pageNote, record, show, streamLine, table, when, type Column } from '../output.ts';
+import { Names, namesFor, pickedId } from '../names.ts';
+import { RAW_TEXT_OPTION } from '../terminal.ts';
 
 type Message = Schemas['ChannelMessage'];
 
-const channelColumns: Column<Schemas['ChannelListItem']>[] = [
+const channelColumns = (names: Names): Column<Schemas['ChannelListItem']>[] => [
   { header: 'ID', value: (c) => c.id },
   { header: 'NAME', value: (c) => c.name, max: 40 },
   { header: 'ARCHIVED', value: (c) => (c.archived ? 'yes' : 'no') },
   { header: 'TICKET', value: (c) => c.ticket_slug },
-  { header: 'REPO', value: (c) => c.repository_id },
+  { header: 'REPO', value: (c) => names.name('repository', c.repository_id) },
   { header: 'UPDATED', value: (c) => when(c.updated_at) },
   { header: 'DESCRIPTION', value: (c) => c.description, max: 40 },
 ];
 
-/** A channel's record, its document (which can be long) after it. */
-function showChannel({ channel }: { channel: Schemas['Channel'] }): string {
-  const { document, ...rest } = channel;
-  return record(rest) + (document ? `\n${document.replace(/\n*$/, '\n')}` : '');
-}
+/** A channel's record (its repository by name), its document (which can be long) after it. */
+const showChannel =
+  (names: Names) =>
+  ({ channel }: { channel: Schemas['Channel'] }): string => {
+    const { document, ...rest } = channel;
+    return record({ ...rest, repository_id: names.label('repository', rest.repository_id) }) + (document ? `\n${document.replace(/\n*$/, '\n')}` : '');
+  };
 
 /** One message; the lines of a multi-line message after the first are indented. */
 const line = (m: Message) => `#${m.id}  ${when(m.created_at)}  ${m.sender_type}${m.pod_key ? ` (${m.pod_key})` : ''}: ${m.content.replace(/\n/g, '\n    ')}\n`;
@@ -66,7 +70,7 @@ async function tail(ctx: CommandContext, client: DroverClient, id: number, backl
   const print = (m: Message) => {
     if (m.id <= newest) return;
     newest = m.id;
-    ctx.out.write(ctx.json ? `${JSON.stringify(m)}\n` : line(m));
+    streamLine(ctx, m, () => line(m));
   };
   if (backlog > 0) {
     const { data } = await client.call(client.api.GET(`${ORG_BASE}/channels/{id}/messages`, { params: { path: { ...client.path, id }, query: { limit: backlog } } }));
@@ -84,7 +88,7 @@ export const channelCommands: Command[] = [
     name: 'channels list',
     summary: 'List channels, newest first (archived ones with --archived).',
     options: {
-      repository: { type: 'string', value: 'ID', description: 'only channels of this repository' },
+      repository: { type: 'string', value: 'NAME|ID', description: 'only channels of this repository' },
       ticket: { type: 'string', value: 'SLUG', description: 'only channels of this ticket' },
       archived: { type: 'boolean', description: 'include archived channels' },
       ...pageOptions('default 100, at most 100'),
@@ -93,13 +97,14 @@ export const channelCommands: Command[] = [
     async run(ctx, p) {
       const client = ctx.client();
       const query = defined({
-        repository_id: read.integer(p, 'repository', 1),
+        repository_id: await pickedId(new Names(client), p, 'repository', 'repository'),
         ticket_slug: read.string(p, 'ticket'),
         include_archived: read.flag(p, 'archived') ? ('true' as const) : undefined,
         ...pageQuery(p),
       });
       const answer = await client.call(client.api.GET(`${ORG_BASE}/channels`, { params: { path: client.path, query } }));
-      show(ctx, answer, (d) => table(d.channels, channelColumns, 'No channels.') + pageNote(d.channels.length, d.total, d.offset, 'channels'));
+      const names = await namesFor(ctx, 'repository');
+      show(ctx, answer, (d) => table(d.channels, channelColumns(names), 'No channels.') + pageNote(d.channels.length, d.total, d.offset, 'channels'));
     },
   },
   {
@@ -109,7 +114,8 @@ export const channelCommands: Command[] = [
     examples: ['drover channels get 4'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/channels/{id}`, { params: { path: idPath(client, p) } })), showChannel);
+      const answer = await client.call(client.api.GET(`${ORG_BASE}/channels/{id}`, { params: { path: idPath(client, p) } }));
+      show(ctx, answer, showChannel(await namesFor(ctx, 'repository')));
     },
   },
   {
@@ -118,7 +124,7 @@ export const channelCommands: Command[] = [
     options: {
       name: { type: 'string', value: 'NAME', description: 'name, 2–100 characters, unique in the organization; required' },
       description: { type: 'string', value: 'TEXT', description: 'description' },
-      repository: { type: 'string', value: 'ID', description: 'the repository it is about' },
+      repository: { type: 'string', value: 'NAME|ID', description: 'the repository it is about' },
       ticket: { type: 'string', value: 'SLUG', description: 'the ticket it is about' },
       ...documentOptions,
     },
@@ -130,11 +136,12 @@ export const channelCommands: Command[] = [
       const body = defined({
         name,
         description: read.string(p, 'description'),
-        repository_id: read.integer(p, 'repository', 1),
+        repository_id: await pickedId(new Names(client), p, 'repository', 'repository'),
         ticket_slug: read.string(p, 'ticket'),
         document: (await documentOf(ctx, p, false)) ?? undefined,
       });
-      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/channels`, { params: { path: client.path }, body })), showChannel);
+      const created = await client.call(client.api.POST(`${ORG_BASE}/channels`, { params: { path: client.path }, body }));
+      show(ctx, created, showChannel(await namesFor(ctx, 'repository')));
     },
   },
   {
@@ -159,7 +166,8 @@ export const channelCommands: Command[] = [
         document: await documentOf(ctx, p, true),
         archived: read.flag(p, 'archive') ? true : read.flag(p, 'unarchive') ? false : undefined,
       });
-      show(ctx, await client.call(client.api.PUT(`${ORG_BASE}/channels/{id}`, { params: { path: idPath(client, p) }, body })), showChannel);
+      const updated = await client.call(client.api.PUT(`${ORG_BASE}/channels/{id}`, { params: { path: idPath(client, p) }, body }));
+      show(ctx, updated, showChannel(await namesFor(ctx, 'repository')));
     },
   },
   {
@@ -170,6 +178,7 @@ export const channelCommands: Command[] = [
       limit: { type: 'string', value: 'N', description: 'how many (default 50, at most 100)' },
       before: { type: 'string', value: 'MESSAGE_ID', description: 'only older than this message' },
       after: { type: 'string', value: 'MESSAGE_ID', description: 'only newer than this message' },
+      raw: RAW_TEXT_OPTION,
     },
     examples: ['drover channels messages 4', 'drover channels messages 4 --before 120 --limit 100'],
     async run(ctx, p) {
@@ -197,7 +206,7 @@ export const channelCommands: Command[] = [
     name: 'channels tail',
     summary: 'Print the last messages of a channel, then new ones as they are posted, until interrupted.',
     args: ['ID'],
-    options: { last: { type: 'string', value: 'N', description: 'how many earlier messages to show first (default 10, 0 for none)' } },
+    options: { last: { type: 'string', value: 'N', description: 'how many earlier messages to show first (default 10, 0 for none)' }, raw: RAW_TEXT_OPTION },
     notes: ['Follows the event stream (GET /events); with --json each message is one JSON line.'],
     examples: ['drover channels tail 4', 'drover channels tail 4 --last 0 --json'],
     async run(ctx, p) {

@@ -1,6 +1,7 @@
 import { followEvents, type DroverEvent } from '../../../client/sse.ts';
 import { EXIT, defined, read, type Command } from '../framework.ts';
-import { cell, when } from '../output.ts';
+import { cell, streamLine, when } from '../output.ts';
+import { RAW_TEXT_OPTION } from '../terminal.ts';
 
 /** What an event is about, in a few words: the resource's handle and state. */
 export function summary(event: DroverEvent): string {
@@ -36,6 +37,7 @@ export const eventCommand: Command = {
     loop: { type: 'string', value: 'SLUG', description: 'only events of this loop' },
     ticket: { type: 'string', value: 'SLUG', description: 'only events of this ticket' },
     'last-event-id': { type: 'string', value: 'ID', description: 'first replay the events after this id (kept at least 24 h)' },
+    raw: RAW_TEXT_OPTION,
   },
   notes: ['A broken connection is resumed from the last event seen. With --json each event is one JSON line {id, type, created_at, data}.'],
   examples: ['drover events', "drover events --types 'pod.*,run.updated' --json", 'drover events --ticket ACME-12 --last-event-id 1200'],
@@ -54,7 +56,7 @@ export const eventCommand: Command = {
         continue;
       }
       const e = event as DroverEvent;
-      ctx.out.write(ctx.json ? `${JSON.stringify(e)}\n` : `${String(e.id).padStart(6)}  ${when(e.created_at)}  ${e.type.padEnd(16)} ${summary(e)}\n`);
+      streamLine(ctx, e, () => `${String(e.id).padStart(6)}  ${when(e.created_at)}  ${e.type.padEnd(16)} ${summary(e)}\n`);
     }
     return EXIT.OK;
   },

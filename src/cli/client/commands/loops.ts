@@ -1,11 +1,16 @@
-import { RUN_STATUSES } from '../../../protocol/enums.ts';
+import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES } from '../../../protocol/enums.ts';
 import { ORG_BASE, type Answer, type DroverClient, type Schemas, type paths } from '../../../client/index.ts';
 
 type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['requestBody']>['content']['application/json'];
 type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put']['requestBody']>['content']['application/json'];
-import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, toInteger, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
+import fs from 'node:fs';
+import { Names, namesFor } from '../names.ts';
+import { runIdByNumber } from '../run-numbers.ts';
+import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
+import { deliveryText } from '../delivery-view.ts';
 
+const LOOP_ENUMS = { execution_mode: EXECUTION_MODES, sandbox_strategy: SANDBOX_STRATEGIES, concurrency_policy: CONCURRENCY_POLICIES };
 const ACTIVE = new Set(['queued', 'pending', 'running']);
 
 const loopColumns: Column<Schemas['Loop']>[] = [
@@ -19,7 +24,6 @@ const loopColumns: Column<Schemas['Loop']>[] = [
 ];
 
 const runColumns: Column<Schemas['Run']>[] = [
-  { header: 'ID', value: (r) => r.id },
   { header: '#', value: (r) => r.run_number },
   { header: 'STATUS', value: (r) => r.status },
   { header: 'TRIGGER', value: (r) => r.trigger_type },
@@ -29,9 +33,15 @@ const runColumns: Column<Schemas['Run']>[] = [
   { header: 'ERROR', value: (r) => r.error_message, max: 50 },
 ];
 
-/** The callback secret is shown by --json only: a table on a shared screen is no place for it. */
-const showLoop = (data: { loop: Schemas['Loop'] }) => record(data.loop, { callback_secret: '(hidden; --json shows it)' });
-const showRun = (data: { run: Schemas['Run'] }) => record(data.run);
+/** The callback secret is shown by --json only: a table on a shared screen is no place for it. Repository and runner by name. */
+const showLoop = (names: Names) => (data: { loop: Schemas['Loop'] }) =>
+  record(
+    { ...data.loop, repository_id: names.label('repository', data.loop.repository_id), runner_id: names.label('runner', data.loop.runner_id) },
+    { callback_secret: '(hidden; --json shows it)' },
+  );
+/** Shows a loop answer, with the names its record needs. */
+const loopShown = async (ctx: CommandContext, answer: Answer<{ loop: Schemas['Loop'] }>) => show(ctx, answer, showLoop(await namesFor(ctx, 'repository', 'runner')));
+const showRun = (data: { run: Schemas['Run'] }) => record({ ...data.run, delivery: deliveryText(data.run.delivery) });
 
 const fields: Record<string, OptionSpec> = {
   name: { type: 'string', value: 'NAME', description: 'name, 1–255 characters' },
@@ -42,8 +52,9 @@ const fields: Record<string, OptionSpec> = {
   preset: { type: 'string', value: 'NAME', description: "a preset of the organization (instead of --agent: its agent and lines, the loop's on top)" },
   labels: { type: 'string', value: 'L1,L2', description: 'runs only on runners carrying all of these labels' },
   var: { type: 'string', multiple: true, value: 'NAME=VALUE', description: 'a default value for a placeholder' },
-  repository: { type: 'string', value: 'ID', description: 'repository cloned into the workspace' },
-  runner: { type: 'string', value: 'ID', description: 'preferred runner' },
+  repository: { type: 'string', value: 'NAME|ID', description: 'repository cloned into the workspace (name, owner/name or id)' },
+  runner: { type: 'string', value: 'NAME|ID', description: 'preferred runner (name or id)' },
+  agentfile: { type: 'string', value: 'FILE', description: 'agentfile lines every run\'s pod gets (CREDENTIAL, ENV, CONFIG; "-" reads stdin)' },
   branch: { type: 'string', value: 'NAME', description: 'branch to check out' },
   mode: { type: 'string', value: 'MODE', description: 'direct or autopilot' },
   cron: { type: 'string', value: 'EXPR', description: 'five-field cron schedule, e.g. "0 9 * * MON-FRI"' },
@@ -58,10 +69,28 @@ const fields: Record<string, OptionSpec> = {
   'iteration-timeout-sec': { type: 'string', value: 'N', description: 'autopilot: seconds per iteration' },
 };
 
+/** `--agentfile FILE` (`-`: stdin) as text; `none` clears it on update. */
+async function agentfileOf(ctx: CommandContext, p: Parsed, update: boolean): Promise<string | null | undefined> {
+  const file = read.string(p, 'agentfile');
+  if (file === undefined) return undefined;
+  if (file === 'none' && update) return null;
+  if (file === '-') return ctx.readStdin();
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--agentfile: ${(error as Error).message}`);
+  }
+}
+
 /** The loop body from the flags; `none` clears a nullable field on update (create takes no null). */
-function loopBody(p: Parsed, update: boolean): UpdateBody {
+async function loopBody(ctx: CommandContext, p: Parsed, update: boolean): Promise<UpdateBody> {
+  const names = new Names(ctx.client());
   const optionalText = (name: string) => (update ? read.stringOrNone(p, name) : read.string(p, name));
-  const optionalId = (name: string) => (update ? read.integerOrNone(p, name) : read.integer(p, name, 1));
+  const optionalId = async (kind: 'repository' | 'runner') => {
+    const value = read.string(p, kind);
+    if (value === undefined || (update && value === 'none')) return value === undefined ? undefined : null;
+    return names.idOf(kind, kind, value);
+  };
   const vars = read.strings(p, 'var');
   const iterations = read.integer(p, 'max-iterations', 1);
   const iterationTimeout = read.integer(p, 'iteration-timeout-sec', 1);
@@ -74,15 +103,16 @@ function loopBody(p: Parsed, update: boolean): UpdateBody {
     preset: optionalText('preset'),
     runner_labels: read.string(p, 'labels')?.split(',').map((l) => l.trim()).filter(Boolean),
     prompt_variables: vars.length > 0 ? pairs(vars, 'var') : undefined,
-    repository_id: optionalId('repository'),
-    runner_id: optionalId('runner'),
+    repository_id: await optionalId('repository'),
+    runner_id: await optionalId('runner'),
+    agentfile_layer: await agentfileOf(ctx, p, update),
     branch_name: optionalText('branch'),
-    execution_mode: read.oneOf(p, 'mode', ['direct', 'autopilot'] as const),
+    execution_mode: read.oneOf(p, 'mode', LOOP_ENUMS.execution_mode),
     cron_expression: optionalText('cron'),
     cron_timezone: read.string(p, 'timezone'),
-    sandbox_strategy: read.oneOf(p, 'sandbox', ['persistent', 'fresh'] as const),
+    sandbox_strategy: read.oneOf(p, 'sandbox', LOOP_ENUMS.sandbox_strategy),
     session_persistence: read.boolean(p, 'session-persistence'),
-    concurrency_policy: read.oneOf(p, 'concurrency', ['skip', 'queue', 'replace'] as const),
+    concurrency_policy: read.oneOf(p, 'concurrency', LOOP_ENUMS.concurrency_policy),
     max_concurrent_runs: read.integer(p, 'max-concurrent-runs', 1),
     timeout_minutes: read.integer(p, 'timeout-minutes', 1),
     callback_url: optionalText('callback-url'),
@@ -113,7 +143,8 @@ async function waitForRun(ctx: CommandContext, client: DroverClient, slug: strin
 }
 
 const slugPath = (client: DroverClient, p: Parsed) => ({ ...client.path, slug: p.positionals[0] });
-const runPath = (client: DroverClient, p: Parsed) => ({ ...slugPath(client, p), run_id: toInteger('RUN_ID', p.positionals[1], 1) });
+const runPath = async (client: DroverClient, p: Parsed) => ({ ...slugPath(client, p), run_id: await runIdByNumber(client, p.positionals[0], p.positionals[1]) });
+const RUN_NOTE = 'RUN is the run number: # in "drover loops runs", "Run #N" in the dashboard (not the API\'s run id).';
 
 export const loopCommands: Command[] = [
   {
@@ -135,7 +166,7 @@ export const loopCommands: Command[] = [
     examples: ['drover loops get nightly-triage'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/loops/{slug}`, { params: { path: slugPath(client, p) } })), showLoop);
+      await loopShown(ctx, await client.call(client.api.GET(`${ORG_BASE}/loops/{slug}`, { params: { path: slugPath(client, p) } })));
     },
   },
   {
@@ -143,12 +174,15 @@ export const loopCommands: Command[] = [
     summary: 'Create a loop: a templated prompt run on a schedule or on demand.',
     options: { ...fields, slug: { type: 'string', value: 'SLUG', description: 'the slug (default: made from the name)' } },
     notes: ['--name and --prompt-template are required.'],
-    examples: ["drover loops create --name 'Nightly triage' --agent shell --prompt-template 'echo triage {{area}}' --var area=api --cron '0 3 * * *' --timezone Europe/Berlin"],
+    examples: [
+      "drover loops create --name 'Nightly triage' --agent shell --prompt-template 'echo triage {{area}}' --var area=api --cron '0 3 * * *' --timezone Europe/Berlin",
+      "drover loops create --name 'Fix lint' --agent claude-code --prompt-template 'Fix the lint errors' --repository web --branch main --runner build-1 --agentfile loop.agentfile",
+    ],
     async run(ctx, p) {
       const client = ctx.client();
-      const body = defined({ ...loopBody(p, false), slug: read.string(p, 'slug') }) as CreateBody;
+      const body = defined({ ...(await loopBody(ctx, p, false)), slug: read.string(p, 'slug') }) as CreateBody;
       if (body.name === undefined || body.prompt_template === undefined) throw new UsageError('--name and --prompt-template are required');
-      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops`, { params: { path: client.path }, body })), showLoop);
+      await loopShown(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops`, { params: { path: client.path }, body })));
     },
   },
   {
@@ -156,11 +190,12 @@ export const loopCommands: Command[] = [
     summary: 'Change a loop: only the given fields change.',
     args: ['SLUG'],
     options: fields,
-    notes: ['"none" clears --description, --agent, --custom-agent, --repository, --runner, --branch, --cron and --callback-url.', '--var replaces all default values.'],
+    notes: ['"none" clears --description, --agent, --custom-agent, --repository, --runner, --branch, --agentfile, --cron and --callback-url.', '--var replaces all default values.'],
     examples: ["drover loops update nightly-triage --cron '30 4 * * *' --concurrency queue", 'drover loops update nightly-triage --cron none'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.PUT(`${ORG_BASE}/loops/{slug}`, { params: { path: slugPath(client, p) }, body: loopBody(p, true) })), showLoop);
+      const body = await loopBody(ctx, p, true);
+      await loopShown(ctx, await client.call(client.api.PUT(`${ORG_BASE}/loops/{slug}`, { params: { path: slugPath(client, p) }, body })));
     },
   },
   {
@@ -180,7 +215,7 @@ export const loopCommands: Command[] = [
     examples: ['drover loops enable nightly-triage'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/enable`, { params: { path: slugPath(client, p) } })), showLoop);
+      await loopShown(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/enable`, { params: { path: slugPath(client, p) } })));
     },
   },
   {
@@ -190,7 +225,7 @@ export const loopCommands: Command[] = [
     examples: ['drover loops disable nightly-triage'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/disable`, { params: { path: slugPath(client, p) } })), showLoop);
+      await loopShown(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/disable`, { params: { path: slugPath(client, p) } })));
     },
   },
   {
@@ -209,7 +244,7 @@ export const loopCommands: Command[] = [
       const body = vars.length > 0 ? { variables: pairs(vars, 'var') } : undefined;
       const answer = await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/trigger`, { params: { path: slugPath(client, p) }, body }));
       if (!read.flag(p, 'wait')) return show(ctx, answer, showRun);
-      if (!ctx.json) ctx.err.write(`run ${answer.data.run.id} (#${answer.data.run.run_number}) ${answer.data.run.status}; waiting for it to end\n`);
+      if (!ctx.json) ctx.err.write(`run #${answer.data.run.run_number} ${answer.data.run.status}; waiting for it to end\n`);
       const ended = await waitForRun(ctx, client, p.positionals[0], answer);
       show(ctx, ended, showRun);
       return ended.data.run.status === 'completed' ? EXIT.OK : EXIT.NOT_COMPLETED;
@@ -234,21 +269,24 @@ export const loopCommands: Command[] = [
   {
     name: 'loops run',
     summary: 'Show one run of a loop.',
-    args: ['SLUG', 'RUN_ID'],
-    examples: ['drover loops run nightly-triage 42'],
+    args: ['SLUG', 'RUN'],
+    notes: [RUN_NOTE],
+    examples: ['drover loops run nightly-triage 3'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/loops/{slug}/runs/{run_id}`, { params: { path: runPath(client, p) } })), showRun);
+      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/loops/{slug}/runs/{run_id}`, { params: { path: await runPath(client, p) } })), showRun);
     },
   },
   {
     name: 'loops cancel',
     summary: 'Cancel an active run (its pod is terminated).',
-    args: ['SLUG', 'RUN_ID'],
-    examples: ['drover loops cancel nightly-triage 42'],
+    args: ['SLUG', 'RUN'],
+    notes: [RUN_NOTE],
+    examples: ['drover loops cancel nightly-triage 3'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/runs/{run_id}/cancel`, { params: { path: runPath(client, p) } })), (d) => `${d.message}\n`);
+      const path = await runPath(client, p);
+      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/loops/{slug}/runs/{run_id}/cancel`, { params: { path } })), (d) => `Run #${d.run.run_number} cancelled.\n`);
     },
   },
 ];

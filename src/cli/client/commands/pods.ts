@@ -2,22 +2,24 @@ import fs from 'node:fs';
 import { POD_STATUSES } from '../../../protocol/enums.ts';
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { followOutput } from '../../../client/sse.ts';
+import { Names, namesFor, pickedId } from '../names.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
-import { podOutputPrinter, showPodOutput } from '../terminal.ts';
+import { RAW_TEXT_OPTION, podOutputPrinter, showPodOutput } from '../terminal.ts';
 import { followTranscript, podAgent, printTranscript, transcriptOptions, transcriptWanted } from '../transcript-view.ts';
+import { deliveryText } from '../delivery-view.ts';
 
-export const podColumns: Column<Schemas['PodListItem'] | Schemas['RunnerPodItem']>[] = [
+export const podColumns = (names: Names): Column<Schemas['PodListItem'] | Schemas['RunnerPodItem']>[] => [
   { header: 'KEY', value: (p) => p.key },
   { header: 'STATUS', value: (p) => p.status },
   { header: 'AGENT', value: (p) => p.agent_slug },
-  { header: 'RUNNER', value: (p) => ('runner_id' in p ? p.runner_id : undefined) },
+  { header: 'RUNNER', value: (p) => ('runner_id' in p ? names.name('runner', p.runner_id) : undefined) },
   { header: 'CREATED', value: (p) => when(p.created_at) },
   { header: 'PROMPT', value: (p) => p.prompt, max: 50 },
 ];
 
 /**
- * Streams a pod's output to stdout until its `end` event (contract §11) and answers the end. With
+ * Streams a pod's output to stdout until its `end` event (docs/events.md) and answers the end. With
  * --json each event is one JSON line. Terminal control sequences are taken out unless `raw`.
  */
 async function streamOutput(ctx: CommandContext, client: DroverClient, key: string, offset: number, raw: boolean): Promise<{ status: string; exit_code: number | null } | null> {
@@ -32,6 +34,12 @@ async function streamOutput(ctx: CommandContext, client: DroverClient, key: stri
   }
   return null;
 }
+
+/** A pod as a record: its runner and repository by name (and id). */
+const showPod =
+  (names: Names) =>
+  ({ pod }: { pod: Schemas['Pod'] }) =>
+    record({ ...pod, runner_id: names.label('runner', pod.runner_id), repository_id: names.label('repository', pod.repository_id), delivery: deliveryText(pod.delivery) });
 
 /** The agentfile for `pods run`: the file's directives, then the prompt as one JSON-quoted PROMPT line. */
 function agentfile(prompt: string | undefined, file: string | undefined): string | undefined {
@@ -75,17 +83,20 @@ export const podCommands: Command[] = [
         }),
       };
       const answer = await client.call(client.api.GET(`${ORG_BASE}/pods`, { params: { path: client.path, query } }));
-      show(ctx, answer, (d) => table(d.pods, podColumns, 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
+      const names = await namesFor(ctx, 'runner');
+      show(ctx, answer, (d) => table(d.pods, podColumns(names), 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
     },
   },
   {
     name: 'pods get',
     summary: 'Show a pod.',
     args: ['KEY'],
+    options: { raw: RAW_TEXT_OPTION },
     examples: ['drover pods get p-1a2b3c4d5e6f7g'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/pods/{key}`, { params: { path: { ...client.path, key: p.positionals[0] } } })), (d) => record(d.pod));
+      const answer = await client.call(client.api.GET(`${ORG_BASE}/pods/{key}`, { params: { path: { ...client.path, key: p.positionals[0] } } }));
+      show(ctx, answer, showPod(await namesFor(ctx, 'runner', 'repository')));
     },
   },
   {
@@ -97,7 +108,7 @@ export const podCommands: Command[] = [
       labels: { type: 'string', value: 'L1,L2', description: 'run only on a runner carrying all of these labels' },
       prompt: { type: 'string', value: 'TEXT', description: 'the prompt ("-" reads it from stdin)' },
       agentfile: { type: 'string', value: 'FILE', description: 'more agentfile directives (MODE, CONFIG, REPO, BRANCH, CREDENTIAL)' },
-      runner: { type: 'string', value: 'ID', description: 'run on this runner' },
+      runner: { type: 'string', value: 'NAME|ID', description: 'run on this runner' },
       ticket: { type: 'string', value: 'SLUG', description: 'link a ticket' },
       alias: { type: 'string', value: 'NAME', description: 'a display name' },
       follow: { type: 'boolean', short: 'f', description: 'stream the output; exit with the agent\'s exit code' },
@@ -122,7 +133,7 @@ export const podCommands: Command[] = [
         preset,
         runner_labels: labels,
         agentfile_layer: agentfile(prompt, read.string(p, 'agentfile')),
-        runner_id: read.integer(p, 'runner', 1),
+        runner_id: await pickedId(new Names(client), p, 'runner', 'runner'),
         ticket_slug: read.string(p, 'ticket'),
         alias: read.string(p, 'alias'),
       });

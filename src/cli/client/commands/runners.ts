@@ -1,6 +1,7 @@
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { defined, pageOptions, pageQuery, read, toInteger, type Command, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
+import { Names } from '../names.ts';
 import { POD_STATUSES } from '../../../protocol/enums.ts';
 import { podColumns } from './pods.ts';
 
@@ -54,7 +55,7 @@ export const runnerCommands: Command[] = [
       const client = ctx.client();
       const query = { ...pageQuery(p), ...defined({ status: read.oneOf(p, 'status', POD_STATUSES) }) };
       const answer = await client.call(client.api.GET(`${ORG_BASE}/runners/{id}/pods`, { params: { path: idPath(client, p), query } }));
-      show(ctx, answer, (d) => table(d.pods, podColumns, 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
+      show(ctx, answer, (d) => table(d.pods, podColumns(new Names(client)), 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
     },
   },
 ];

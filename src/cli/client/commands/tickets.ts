@@ -1,5 +1,6 @@
 import { ORG_BASE, type Schemas } from '../../../client/index.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../../protocol/enums.ts';
+import { Names, namesFor, pickedId } from '../names.ts';
 import { UsageError, defined, pageOptions, pageQuery, read, type Command } from '../framework.ts';
 import { pageNote, record, show, table, type Column } from '../output.ts';
 
@@ -14,7 +15,8 @@ const columns: Column<Schemas['TicketListItem']>[] = [
   { header: 'TITLE', value: (t) => t.title, max: 60 },
 ];
 
-const ticket = (data: { ticket: Schemas['Ticket'] }) => record(data.ticket);
+/** A ticket as a record: its repository by name (and id). */
+const ticketRecord = (names: Names) => (data: { ticket: Schemas['Ticket'] }) => record({ ...data.ticket, repository_id: names.label('repository', data.ticket.repository_id) });
 const message = (data: { message: string }) => `${data.message}\n`;
 
 const fieldOptions = {
@@ -28,6 +30,8 @@ const fieldOptions = {
   parent: { type: 'string', value: 'SLUG', description: 'parent ticket' },
 } as const;
 
+const repositoryOption = { type: 'string', value: 'NAME|ID', description: 'the repository (its name, owner/name or id)' } as const;
+
 export const ticketCommands: Command[] = [
   {
     name: 'tickets list',
@@ -37,7 +41,7 @@ export const ticketCommands: Command[] = [
       type: { type: 'string', value: 'TYPE', description: TICKET_TYPES.join(', ') },
       label: { type: 'string', multiple: true, value: 'LABEL', description: 'only tickets with this label' },
       assignee: { type: 'string', value: 'USER_ID', description: 'only tickets assigned to this user' },
-      repository: { type: 'string', value: 'ID', description: 'only tickets of this repository' },
+      repository: { ...repositoryOption, description: 'only tickets of this repository (name or id)' },
       ...pageOptions('default 20, at most 100'),
     },
     examples: ['drover tickets list', 'drover tickets list --status todo --label api --limit 50'],
@@ -49,7 +53,7 @@ export const ticketCommands: Command[] = [
         type: read.oneOf(p, 'type', TICKET_TYPES),
         labels: labels.length > 0 ? labels.join(',') : undefined,
         assignee_id: read.integer(p, 'assignee', 1),
-        repository_id: read.integer(p, 'repository', 1),
+        repository_id: await pickedId(new Names(client), p, 'repository', 'repository'),
         ...pageQuery(p),
       });
       const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets`, { params: { path: client.path, query } }));
@@ -63,17 +67,19 @@ export const ticketCommands: Command[] = [
     examples: ['drover tickets get ACME-12'],
     async run(ctx, p) {
       const client = ctx.client();
-      show(ctx, await client.call(client.api.GET(`${ORG_BASE}/tickets/{slug}`, { params: { path: { ...client.path, slug: p.positionals[0] } } })), ticket);
+      const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets/{slug}`, { params: { path: { ...client.path, slug: p.positionals[0] } } }));
+      show(ctx, answer, ticketRecord(await namesFor(ctx, 'repository')));
     },
   },
   {
     name: 'tickets create',
     summary: 'Create a ticket.',
-    options: fieldOptions,
+    options: { ...fieldOptions, repository: repositoryOption },
     notes: ['--type and --title are required.'],
-    examples: ["drover tickets create --type bug --title 'Login fails' --priority high --label auth --label web"],
+    examples: ["drover tickets create --type bug --title 'Login fails' --priority high --label auth --label web", "drover tickets create --type task --title 'Add a health check' --repository web"],
     async run(ctx, p) {
       const client = ctx.client();
+      const names = new Names(client);
       const type = read.oneOf(p, 'type', TICKET_TYPES);
       const title = read.string(p, 'title');
       if (!type || title === undefined) throw new UsageError('--type and --title are required');
@@ -87,8 +93,10 @@ export const ticketCommands: Command[] = [
         assignee_id: read.integer(p, 'assignee', 1),
         labels: labels.length > 0 ? labels : undefined,
         parent_slug: read.string(p, 'parent'),
+        repository_id: await pickedId(names, p, 'repository', 'repository'),
       });
-      show(ctx, await client.call(client.api.POST(`${ORG_BASE}/tickets`, { params: { path: client.path }, body })), ticket);
+      const created = await client.call(client.api.POST(`${ORG_BASE}/tickets`, { params: { path: client.path }, body }));
+      show(ctx, created, ticketRecord(ctx.json ? names : await names.load('repository')));
     },
   },
   {
@@ -112,7 +120,8 @@ export const ticketCommands: Command[] = [
         parent_slug: read.stringOrNone(p, 'parent'),
       });
       const path = { ...client.path, slug: p.positionals[0] };
-      show(ctx, await client.call(client.api.PUT(`${ORG_BASE}/tickets/{slug}`, { params: { path }, body })), ticket);
+      const updated = await client.call(client.api.PUT(`${ORG_BASE}/tickets/{slug}`, { params: { path }, body }));
+      show(ctx, updated, ticketRecord(await namesFor(ctx, 'repository')));
     },
   },
   {
@@ -142,13 +151,13 @@ export const ticketCommands: Command[] = [
     name: 'tickets board',
     summary: 'The board: the five status columns with their tickets, most urgent first.',
     options: {
-      repository: { type: 'string', value: 'ID', description: 'only tickets of this repository' },
+      repository: { ...repositoryOption, description: 'only tickets of this repository (name or id)' },
       'limit-per-column': { type: 'string', value: 'N', description: 'tickets shown per column (default 100, at most 500)' },
     },
-    examples: ['drover tickets board', 'drover tickets board --repository 2 --limit-per-column 10'],
+    examples: ['drover tickets board', 'drover tickets board --repository web --limit-per-column 10'],
     async run(ctx, p) {
       const client = ctx.client();
-      const query = defined({ repository_id: read.integer(p, 'repository', 1), limit_per_column: read.integer(p, 'limit-per-column', 1) });
+      const query = defined({ repository_id: await pickedId(new Names(client), p, 'repository', 'repository'), limit_per_column: read.integer(p, 'limit-per-column', 1) });
       const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets/board`, { params: { path: client.path, query } }));
       show(ctx, answer, ({ board }) =>
         board.columns

@@ -1,5 +1,5 @@
 /**
- * Branches and merge requests read live from a repository's Git provider (contract §7).
+ * Branches and merge requests read live from a repository's Git provider (docs/api.md).
  *
  * Every call has one time budget (default 10 s) covering all pages; when it is spent the
  * in-flight requests are aborted and the call fails with ProviderError('unavailable').

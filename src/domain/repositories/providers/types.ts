@@ -1,6 +1,6 @@
 /**
  * Shared types of the Git provider clients (branches and merge requests read live from
- * GitHub, GitLab, Gitea or a plain git remote). See contract §7.
+ * GitHub, GitLab, Gitea or a plain git remote). See docs/api.md.
  */
 
 export type ProviderKind = 'github' | 'gitlab' | 'gitea' | 'git';

@@ -2,27 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import type { DashboardAssets } from './api/routes/dashboard.ts';
-import { packageFile } from './paths.ts';
-import { buildApp } from './app.ts';
-import { prepareDataDir } from './data-dir.ts';
-import { createLogger } from './logger.ts';
-import type { ServerConfig } from './config.ts';
-import { bootstrapIfEmpty } from './domain/admin/bootstrap.ts';
-import { randomBase62 } from './domain/auth/keys.ts';
-import type { DomainContext } from './domain/context.ts';
-import { SecretBox, resolveSecretKey } from './domain/secrets.ts';
-import { Housekeeping } from './scheduler/housekeeping.ts';
-import { EventRetention } from './events/retention.ts';
-import { networkCause } from './client/network.ts';
-import { openStore } from './store/db.ts';
-import { createNotifier } from './gateway/notifier.ts';
-import { LocalRunner } from './serve/local-runner.ts';
-import { LivenessSweeper } from './scheduler/liveness.ts';
-import { CronScheduler } from './scheduler/cron.ts';
-import { callbackSettled } from './domain/loops/callbacks.ts';
-import { WebhookSender } from './domain/webhooks/outbox.ts';
-import { migrateToLatest } from './store/migrate.ts';
+import type { DashboardAssets } from '../api/routes/dashboard.ts';
+import { packageFile } from '../paths.ts';
+import { createApp } from '../app.ts';
+import { Runtime } from './runtime.ts';
+import { prepareDataDir } from '../data-dir.ts';
+import { createLogger } from '../logger.ts';
+import type { ServerConfig } from '../config.ts';
+import { bootstrapIfEmpty } from '../domain/admin/bootstrap.ts';
+import { randomBase62 } from '../domain/auth/keys.ts';
+import { SecretBox, resolveSecretKey } from '../domain/secrets.ts';
+import { networkCause } from '../client/network.ts';
+import { openStore } from '../store/db.ts';
+import { createNotifier } from '../gateway/notifier.ts';
+import { LocalRunner } from './local-runner.ts';
+import { migrateToLatest } from '../store/migrate.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -90,8 +84,26 @@ export async function startServer(config: ServerConfig, options: { handleSignals
         'and give every replica the same key through DROVER_SECRET_KEY',
     );
   }
-  const secrets = new SecretBox(secretKey.key);
-  const ctx: DomainContext = { store, now: Date.now, secrets, providerTimeoutMs: config.providerTimeoutMs, quotas: config.quotas };
+  const notifier = await createNotifier(store, (error) => logger.warn({ err: error }, 'runner notifications: connection lost'));
+  const runtime = new Runtime({
+    store,
+    secrets: new SecretBox(secretKey.key),
+    providerTimeoutMs: config.providerTimeoutMs,
+    notifier,
+    publicUrl: config.publicUrl,
+    defaultAgent: config.defaultAgent,
+    webhookAllowPrivate: config.webhookAllowPrivate,
+    quotas: config.quotas,
+    streamCaps: config.streamCaps,
+    logger,
+    loops: {
+      liveness: { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs, queueTimeoutMs: config.podQueueTimeoutMs },
+      cron: { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs, now: config.testCronClockFile ? testClock(config.testCronClockFile) : undefined },
+      eventRetentionMs: config.eventRetentionMs,
+      webhookAllowPrivate: config.webhookAllowPrivate,
+    },
+  });
+  const ctx = runtime.ctx;
 
   const bootstrap = await bootstrapIfEmpty(ctx);
   if (bootstrap) {
@@ -108,9 +120,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
         return null;
       })
     : null;
-  const notifier = await createNotifier(store, (error) => logger.warn({ err: error }, 'runner notifications: connection lost'));
-  const app = await buildApp({
-    store,
+  const app = await createApp(runtime, {
     adminToken,
     rateLimitPerMinute: config.rateLimitPerMinute,
     authFailuresPerMinute: config.authFailuresPerMinute,
@@ -119,34 +129,9 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     trustProxy: config.trustProxy,
     processMetrics: true,
     logger,
-    secrets,
-    providerTimeoutMs: config.providerTimeoutMs,
-    notifier,
-    publicUrl: config.publicUrl,
-    defaultAgent: config.defaultAgent,
-    webhookAllowPrivate: config.webhookAllowPrivate,
-    quotas: config.quotas,
     dashboard,
-    streamCaps: config.streamCaps,
   });
-  const housekeeping = new Housekeeping(ctx, app.log);
-  const eventRetention = new EventRetention(store, config.eventRetentionMs, Date.now, (error) => app.log.warn({ err: error }, 'pruning the event log failed'));
-  const sweeper = new LivenessSweeper(
-    app.drover.ctx,
-    { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs, queueTimeoutMs: config.podQueueTimeoutMs },
-    app.log,
-  );
-  const cron = new CronScheduler(
-    app.drover.ctx,
-    { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs, now: config.testCronClockFile ? testClock(config.testCronClockFile) : undefined },
-    app.log,
-  );
   if (config.testCronClockFile) app.log.warn({ file: config.testCronClockFile }, 'DROVER_TEST_CRON_CLOCK_FILE is set: cron slots follow the time in this file, not the clock (for tests only)');
-  const webhooks = new WebhookSender(app.drover.ctx, {
-    allowPrivate: config.webhookAllowPrivate,
-    log: app.log,
-    onSettled: (subject, status) => callbackSettled(app.drover.ctx, subject, status),
-  });
   let localRunner: LocalRunner | null = null;
 
   // While shutting down, every answer asks the client to close its connection, so keep-alive
@@ -163,11 +148,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       const idleSweep = setInterval(() => app.server.closeIdleConnections(), 100);
       try {
         await localRunner?.shutdown();
-        housekeeping.stop();
-        await eventRetention.stop();
-        await cron.stop();
-        await webhooks.stop();
-        await sweeper.stop();
+        await runtime.stopLoops();
         // Stops accepting, lets in-flight requests finish, then closes runner links and records
         // their disconnects (the gateway's onClose); only then is the store closed.
         await app.close();
@@ -193,18 +174,14 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     process.once('SIGINT', onSignal);
   }
 
-  housekeeping.start();
-  eventRetention.start();
-  sweeper.start();
-  cron.start();
-  webhooks.start();
+  await runtime.start();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   announce(`Drover listening on ${url} (${store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`);
   if (config.localRunner && !closing) {
-    const prepared = await LocalRunner.prepare(app.drover.ctx, {
+    const prepared = await LocalRunner.prepare(ctx, {
       dataDir: config.dataDir,
       serverUrl: url,
       maxPods: config.localRunnerMaxPods,

@@ -1,0 +1,60 @@
+import { conflict, notFound } from '../../errors.ts';
+import * as runs from '../../store/loop-runs.ts';
+import * as loops from '../../store/loops.ts';
+import type { LoopRow, LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
+import type { PodRow } from '../../store/schema-runners.ts';
+import type { DomainContext } from '../context.ts';
+import type { PodConfig } from '../pods/model.ts';
+import { terminatePod } from '../pods/service.ts';
+import { startRuns, endRun } from './run-flow.ts';
+import { attachPodWithEvent, followSandbox, START_RETRY_MS } from './run-records.ts';
+
+/** Runs follow their pods; the sweeper times runs out and retries starts; cancelling. */
+
+/** POST /loops/:slug/runs/:run_id/cancel. */
+export async function cancelRun(ctx: DomainContext, loop: LoopRow, runId: number): Promise<LoopRunRow> {
+  const run = await runs.findRun(ctx.store.db, loop.id, runId);
+  if (!run) throw notFound('run');
+  const moved = await endRun(ctx, run.id, ['queued', 'pending', 'running'], 'cancelled', 'cancelled through the API');
+  if (!moved) throw conflict('RUN_NOT_ACTIVE', `run ${run.id} is not active (${run.status})`);
+  return (await runs.findRunById(ctx.store.db, run.id))!;
+}
+
+/** Cancels every run in `statuses` of a loop (disable: the queued ones; delete: all active ones). */
+export async function cancelRuns(ctx: DomainContext, loopId: number, statuses: readonly RunStatus[], reason: string): Promise<void> {
+  for (const run of await runs.activeRuns(ctx.store.db, loopId, statuses)) {
+    await endRun(ctx, run.id, statuses, 'cancelled', reason);
+  }
+}
+
+/** A pod of a run started or ended: the run follows (docs/api.md, "Run ↔ pod"). */
+export async function followPod(ctx: DomainContext, pod: PodRow): Promise<void> {
+  const runId = (JSON.parse(pod.config) as PodConfig).loop_run_id;
+  if (!runId) return;
+  const now = ctx.now();
+  if (pod.status === 'running') {
+    // A pod its run does not own (the run ended meanwhile, or has another pod) has no one to stop it.
+    if (!(await attachPodWithEvent(ctx, runId, pod.key, pod.runner_id, now, true))) {
+      await terminatePod(ctx, pod.org_id, pod.key, `run ${runId} no longer owns this pod`).catch(() => {
+        // Already ended.
+      });
+      return;
+    }
+    if (pod.runner_id !== null && (JSON.parse(pod.config) as PodConfig).persistent_key) await followSandbox(ctx, runId, pod.runner_id);
+    return;
+  }
+  if (!['completed', 'failed', 'terminated'].includes(pod.status)) return;
+  const status: RunStatus = pod.status === 'completed' ? 'completed' : pod.status === 'failed' ? 'failed' : 'cancelled';
+  const message = pod.status === 'terminated' ? `its pod was terminated (${pod.error_message ?? 'no reason given'})` : pod.error_message;
+  await endRun(ctx, runId, ['pending', 'running'], status, message, pod);
+}
+
+/** Sweeper work: runs past their deadline time out; pending runs without a pod try again. */
+export async function sweepRuns(ctx: DomainContext): Promise<void> {
+  const db = ctx.store.db;
+  for (const run of await runs.runsPastDeadline(db, ctx.now())) {
+    const loop = await loops.findLoopById(db, run.loop_id);
+    await endRun(ctx, run.id, ['pending', 'running'], 'timeout', `the run exceeded timeout_minutes (${loop?.timeout_minutes ?? '?'})`);
+  }
+  await startRuns(ctx, (await runs.runsWaitingForPod(db, 50, ctx.now() - START_RETRY_MS)).map((run) => run.id));
+}

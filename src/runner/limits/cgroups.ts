@@ -1,0 +1,256 @@
+/**
+ * Per-pod control groups (docs/runners.md, "Limits"): memory, pids and CPU through the kernel,
+ * behind one interface for both cgroup versions.
+ *
+ * - v1 (this project's machines, as root): one directory per pod in each of the memory, pids and
+ *   cpu hierarchies, below the runner's own group there;
+ * - v2: one directory per pod below a delegated subtree (DROVER_RUNNER_CGROUP, else the runner's
+ *   own group), with the controllers enabled for it.
+ *
+ * A pod's groups live below `drover-<id of the work dir>`, so a runner's start removes what an
+ * earlier run of the same runner left (`sweep`) and never touches another runner's.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PodLimits } from './settings.ts';
+
+export interface Enforced {
+  memory: boolean;
+  pids: boolean;
+  cpu: boolean;
+}
+
+export interface PodCgroup {
+  /** The `cgroup.procs` files the pod's first process joins before it runs anything (./pod-walls.ts). */
+  readonly procsFiles: string[];
+  /** Whether the kernel killed a process of the pod for going over its memory limit. */
+  oomKilled(): boolean;
+  /** Kills what is left in the groups and removes them. */
+  destroy(): Promise<void>;
+}
+
+export interface Cgroups {
+  readonly version: 'v1' | 'v2' | null;
+  readonly enforced: Enforced;
+  /** The groups of one pod with `limits` applied; null when nothing can be enforced here. */
+  create(name: string, limits: PodLimits): PodCgroup | null;
+  /** Removes the groups an earlier run of this runner left behind. */
+  sweep(): Promise<void>;
+}
+
+const ROOT = '/sys/fs/cgroup';
+const MIB = 1024 * 1024;
+const CPU_PERIOD_US = 100_000;
+
+const NONE: Enforced = { memory: false, pids: false, cpu: false };
+
+function write(file: string, value: string): boolean {
+  try {
+    fs.writeFileSync(file, value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function read(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The runner's own group in each hierarchy, from /proc/self/cgroup (`v2` under the key ''). */
+function ownGroups(): Map<string, string> {
+  const groups = new Map<string, string>();
+  for (const line of read('/proc/self/cgroup').split('\n')) {
+    const [, controllers, group] = line.split(':');
+    if (group === undefined) continue;
+    for (const controller of controllers.split(',')) groups.set(controller, group);
+  }
+  return groups;
+}
+
+/** SIGKILL to every process in the groups until they are empty, then removes the directories (deepest first). */
+async function killAndRemove(dirs: string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (const dir of dirs) {
+    for (;;) {
+      const pids = read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      try {
+        fs.rmdirSync(dir);
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || Date.now() > deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  }
+}
+
+function childDirs(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => path.join(dir, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+function baseName(workDir: string): string {
+  return `drover-${createHash('sha256').update(workDir).digest('hex').slice(0, 12)}`;
+}
+
+/** cgroup v1: a hierarchy per controller. */
+class CgroupsV1 implements Cgroups {
+  readonly version = 'v1' as const;
+  readonly enforced: Enforced;
+  private readonly bases: Partial<Record<keyof Enforced, string>> = {};
+
+  constructor(workDir: string) {
+    const own = ownGroups();
+    const hierarchies: Record<keyof Enforced, string> = { memory: 'memory', pids: 'pids', cpu: 'cpu' };
+    const enforced = { ...NONE };
+    for (const [what, controller] of Object.entries(hierarchies) as [keyof Enforced, string][]) {
+      const mount = path.join(ROOT, controller);
+      if (!fs.existsSync(path.join(mount, 'cgroup.procs'))) continue;
+      const base = path.join(mount, own.get(controller) ?? '/', baseName(workDir));
+      try {
+        fs.mkdirSync(base, { recursive: true });
+      } catch {
+        continue;
+      }
+      this.bases[what] = base;
+      enforced[what] = selfTestV1(base, what);
+    }
+    this.enforced = enforced;
+  }
+
+  create(name: string, limits: PodLimits): PodCgroup | null {
+    const dirs: string[] = [];
+    const make = (what: keyof Enforced): string | null => {
+      const base = this.bases[what];
+      if (!base || !this.enforced[what]) return null;
+      const dir = path.join(base, name);
+      fs.mkdirSync(dir, { recursive: true });
+      dirs.push(dir);
+      return dir;
+    };
+    const memory = make('memory');
+    if (memory) {
+      write(path.join(memory, 'memory.swappiness'), '0');
+      write(path.join(memory, 'memory.limit_in_bytes'), String(limits.memory_mb * MIB));
+      // With swap the pod could go past its limit into it: memory and swap together are capped too.
+      write(path.join(memory, 'memory.memsw.limit_in_bytes'), String(limits.memory_mb * MIB));
+    }
+    const pids = make('pids');
+    if (pids) write(path.join(pids, 'pids.max'), String(limits.pids));
+    const cpu = make('cpu');
+    if (cpu) {
+      write(path.join(cpu, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
+      write(path.join(cpu, 'cpu.cfs_quota_us'), limits.cpus === null ? '-1' : String(Math.max(1000, Math.round(limits.cpus * CPU_PERIOD_US))));
+    }
+    if (dirs.length === 0) return null;
+    return {
+      procsFiles: dirs.map((dir) => path.join(dir, 'cgroup.procs')),
+      oomKilled: () => {
+        if (!memory) return false;
+        const control = read(path.join(memory, 'memory.oom_control'));
+        const kills = /^oom_kill (\d+)$/m.exec(control);
+        if (kills) return Number(kills[1]) > 0;
+        return Number(read(path.join(memory, 'memory.failcnt')).trim() || '0') > 0;
+      },
+      destroy: () => killAndRemove(dirs),
+    };
+  }
+
+  async sweep(): Promise<void> {
+    for (const base of Object.values(this.bases)) await killAndRemove(childDirs(base));
+  }
+}
+
+/** Can a group below `base` be made, limited and removed? */
+function selfTestV1(base: string, what: keyof Enforced): boolean {
+  const dir = path.join(base, `self-test-${process.pid}`);
+  try {
+    fs.mkdirSync(dir);
+  } catch {
+    return false;
+  }
+  const file = { memory: 'memory.limit_in_bytes', pids: 'pids.max', cpu: 'cpu.cfs_quota_us' }[what];
+  const value = { memory: String(64 * MIB), pids: '64', cpu: '50000' }[what];
+  const ok = write(path.join(dir, file), value) && read(path.join(dir, file)).trim() === value;
+  try {
+    fs.rmdirSync(dir);
+  } catch {
+    // Left for the next sweep.
+  }
+  return ok;
+}
+
+/** cgroup v2: one unified hierarchy; the runner needs a delegated subtree it may write. */
+class CgroupsV2 implements Cgroups {
+  readonly version = 'v2' as const;
+  readonly enforced: Enforced = { ...NONE };
+  private readonly base: string | null = null;
+
+  constructor(workDir: string, delegated: string | undefined) {
+    const root = delegated ?? path.join(ROOT, ownGroups().get('') ?? '/');
+    const base = path.join(root, baseName(workDir));
+    try {
+      fs.mkdirSync(base, { recursive: true });
+    } catch {
+      return;
+    }
+    // The controllers must be enabled on every level down to the pods' groups (a group with
+    // processes of its own cannot pass them on: the runner's group must be a delegated one).
+    const available = read(path.join(root, 'cgroup.controllers')).split(/\s+/);
+    const wanted = ['memory', 'pids', 'cpu'].filter((c) => available.includes(c));
+    for (const dir of [root, base]) write(path.join(dir, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+    const enabled = read(path.join(base, 'cgroup.subtree_control')).split(/\s+/);
+    this.enforced = { memory: enabled.includes('memory'), pids: enabled.includes('pids'), cpu: enabled.includes('cpu') };
+    this.base = base;
+  }
+
+  create(name: string, limits: PodLimits): PodCgroup | null {
+    if (!this.base || !Object.values(this.enforced).some(Boolean)) return null;
+    const dir = path.join(this.base, name);
+    fs.mkdirSync(dir, { recursive: true });
+    if (this.enforced.memory) {
+      write(path.join(dir, 'memory.max'), String(limits.memory_mb * MIB));
+      write(path.join(dir, 'memory.swap.max'), '0');
+    }
+    if (this.enforced.pids) write(path.join(dir, 'pids.max'), String(limits.pids));
+    if (this.enforced.cpu) write(path.join(dir, 'cpu.max'), limits.cpus === null ? `max ${CPU_PERIOD_US}` : `${Math.max(1000, Math.round(limits.cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
+    return {
+      procsFiles: [path.join(dir, 'cgroup.procs')],
+      oomKilled: () => Number(/^oom_kill (\d+)$/m.exec(read(path.join(dir, 'memory.events')))?.[1] ?? '0') > 0,
+      destroy: () => killAndRemove([dir]),
+    };
+  }
+
+  async sweep(): Promise<void> {
+    if (this.base) await killAndRemove(childDirs(this.base));
+  }
+}
+
+const noCgroups: Cgroups = { version: null, enforced: NONE, create: () => null, sweep: async () => {} };
+
+/** The control groups this machine offers the runner: v2 when it is the only hierarchy, else v1, else none. */
+export function openCgroups(workDir: string, delegated?: string): Cgroups {
+  if (fs.existsSync(path.join(ROOT, 'cgroup.controllers'))) return new CgroupsV2(workDir, delegated);
+  if (fs.existsSync(path.join(ROOT, 'memory')) || fs.existsSync(path.join(ROOT, 'pids'))) return new CgroupsV1(workDir);
+  return noCgroups;
+}

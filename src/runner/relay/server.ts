@@ -1,0 +1,223 @@
+/**
+ * The model relay of a runner (docs/agents.md "The model relay"): one HTTP server on the runner
+ * that every pod's agent calls instead of its model provider. It finds the pod by the placeholder
+ * key the call carries, refuses the call once a budget of the pod is reached, puts the real key on
+ * the outgoing request, passes the answer through as it comes (streams unbuffered), and reads the
+ * call's usage from the answer on the way.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { modelProvider, type ModelProviderId } from '../../agents/model-providers.ts';
+import { sendProviderError } from './errors.ts';
+import { budgetReached, PLACEHOLDER_PREFIX, RelayPods, type RelayedPod } from './pods.ts';
+import type { PriceTable } from './pricing.ts';
+import { UsageReader, type CallUsage } from './usage.ts';
+
+/** One model call the relay passed, with its usage and cost (null: no price known for its model). */
+export interface RelayCall extends CallUsage {
+  id: string;
+  pod_key: string;
+  provider: ModelProviderId;
+  cost_usd: number | null;
+  at: number;
+}
+
+export interface RelayHooks {
+  /** A call ended and its usage was read. */
+  call(call: RelayCall): void;
+  /** The pod reached a budget: it is to end failed with this message (called once per pod). */
+  budgetReached(podKey: string, message: string): void;
+}
+
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+/** Not passed on: they belong to one connection, or the relay sets them itself. */
+const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length', 'accept-encoding']);
+const KEY_HEADERS = ['x-api-key', 'x-goog-api-key'] as const;
+
+const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+export class ModelRelay {
+  readonly pods = new RelayPods();
+  private readonly server: http.Server;
+  private readonly refused = new Set<string>();
+
+  constructor(
+    private readonly prices: PriceTable,
+    private readonly hooks: RelayHooks,
+  ) {
+    this.server = http.createServer({ noDelay: true }, (req, res) => void this.handle(req, res));
+  }
+
+  async listen(host = '127.0.0.1', port = 0): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => resolve());
+    });
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://relay');
+    const [, first, ...rest] = url.pathname.split('/');
+    const provider = modelProvider(first ?? '')?.id ?? null;
+    if (!provider) return sendProviderError(res, null, 404, 'the Drover model relay serves /anthropic, /openai and /gemini');
+    const found = this.credentialOf(req, url);
+    if (!found || found.provider !== provider) {
+      return sendProviderError(res, provider, 401, 'the Drover model relay knows no such key: use the placeholder the pod was given, while the pod runs');
+    }
+    const { pod, value } = found;
+    const reached = pod.reached ?? budgetReached(pod);
+    if (reached) {
+      pod.reached = reached;
+      if (!this.refused.has(pod.key)) {
+        this.refused.add(pod.key);
+        this.hooks.budgetReached(pod.key, reached);
+      }
+      return sendProviderError(res, provider, 429, `Drover ${reached}`);
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch {
+      return sendProviderError(res, provider, 413, `the request is over ${MAX_REQUEST_BYTES} bytes`);
+    }
+    const { forwarded, model } = prepareBody(provider, url.pathname, body, req.headers['content-type']);
+    const target = new URL(`${pod.upstreams.get(provider)}/${rest.join('/')}`);
+    for (const [name, v] of url.searchParams) target.searchParams.append(name, name === 'key' && v.startsWith(PLACEHOLDER_PREFIX) ? value : v);
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, v] of Object.entries(req.headers)) if (!HOP_HEADERS.has(name) && v !== undefined) headers[name] = v;
+    for (const name of KEY_HEADERS) if (typeof headers[name] === 'string' && headers[name].startsWith(PLACEHOLDER_PREFIX)) headers[name] = value;
+    if (typeof headers.authorization === 'string' && headers.authorization.startsWith(`Bearer ${PLACEHOLDER_PREFIX}`)) headers.authorization = `Bearer ${value}`;
+    // Usage is read from the answer: it must come uncompressed.
+    headers['accept-encoding'] = 'identity';
+    if (forwarded.length > 0 || req.method === 'POST') headers['content-length'] = forwarded.length;
+    this.forward(pod, provider, model, target, req, res, headers, forwarded);
+  }
+
+  private forward(
+    pod: RelayedPod,
+    provider: ModelProviderId,
+    model: string | null,
+    target: URL,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    headers: http.OutgoingHttpHeaders,
+    body: Buffer,
+  ): void {
+    const secure = target.protocol === 'https:';
+    const upstream = (secure ? https : http).request(target, { method: req.method, headers, agent: secure ? agents.https : agents.http }, (answer) => {
+      const streamed = String(answer.headers['content-type'] ?? '').includes('text/event-stream');
+      const reader = answer.statusCode !== undefined && answer.statusCode < 400 ? new UsageReader(provider, streamed, model) : null;
+      const out: http.OutgoingHttpHeaders = {};
+      for (const [name, v] of Object.entries(answer.headers)) if (!HOP_HEADERS.has(name) && v !== undefined) out[name] = v;
+      if (answer.headers['content-length'] !== undefined) out['content-length'] = answer.headers['content-length'];
+      res.writeHead(answer.statusCode ?? 502, out);
+      res.flushHeaders();
+      let recorded = false;
+      const record = () => {
+        if (recorded || !reader) return;
+        recorded = true;
+        const usage = reader.end();
+        if (usage) this.record(pod, provider, usage);
+      };
+      answer.on('data', (chunk: Buffer) => {
+        if (!res.write(chunk)) {
+          answer.pause();
+          res.once('drain', () => answer.resume());
+        }
+        reader?.write(chunk);
+      });
+      answer.on('end', () => {
+        record();
+        res.end();
+      });
+      answer.on('error', () => res.destroy());
+      // What a call cut short used is counted too (the provider bills it).
+      answer.on('close', record);
+    });
+    upstream.on('error', (error) => sendProviderError(res, provider, 502, `the Drover model relay could not reach ${target.origin}: ${error.message}`));
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    upstream.end(body);
+  }
+
+  private record(pod: RelayedPod, provider: ModelProviderId, usage: CallUsage): void {
+    const cost = this.prices.cost(provider, usage);
+    if (cost !== null) pod.spentUsd += cost;
+    this.hooks.call({ id: crypto.randomUUID(), pod_key: pod.key, provider, ...usage, cost_usd: cost, at: Date.now() });
+  }
+
+  private credentialOf(req: http.IncomingMessage, url: URL) {
+    const candidates = [req.headers['x-api-key'], req.headers['x-goog-api-key'], url.searchParams.get('key')];
+    const auth = req.headers.authorization;
+    if (typeof auth === 'string' && auth.startsWith('Bearer ')) candidates.push(auth.slice(7).trim());
+    for (const candidate of candidates) {
+      if (typeof candidate !== 'string' || !candidate.startsWith(PLACEHOLDER_PREFIX)) continue;
+      const found = this.pods.find(candidate);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  /** Forgets a pod that has ended: its placeholders are worthless from now on. */
+  detach(key: string): void {
+    this.pods.detach(key);
+    this.refused.delete(key);
+  }
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) {
+        reject(new Error('too large'));
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The model the request names (until the answer names its own), and the body to send: a streamed
+ * Chat Completions call is asked to include its usage (`stream_options.include_usage`), which
+ * OpenAI otherwise leaves out of streams.
+ */
+function prepareBody(provider: ModelProviderId, pathname: string, body: Buffer, contentType: string | undefined): { forwarded: Buffer; model: string | null } {
+  const fromPath = /\/models\/([^/:]+)/.exec(pathname)?.[1] ?? null;
+  if (body.length === 0 || !String(contentType ?? 'application/json').includes('json')) return { forwarded: body, model: fromPath };
+  let parsed: Record<string, unknown>;
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return { forwarded: body, model: fromPath };
+    parsed = value as Record<string, unknown>;
+  } catch {
+    return { forwarded: body, model: fromPath };
+  }
+  const model = typeof parsed.model === 'string' ? parsed.model : fromPath;
+  if (provider === 'openai' && pathname.endsWith('/chat/completions') && parsed.stream === true) {
+    const options = (parsed.stream_options ?? {}) as Record<string, unknown>;
+    if (options.include_usage !== true) {
+      parsed.stream_options = { ...options, include_usage: true };
+      return { forwarded: Buffer.from(JSON.stringify(parsed)), model };
+    }
+  }
+  return { forwarded: body, model };
+}

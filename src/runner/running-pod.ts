@@ -1,0 +1,30 @@
+import type { PodReport, PodSpec } from '../protocol/runner-link.ts';
+import type { DeliveryReport } from '../protocol/delivery.ts';
+import type { GroupProcess } from './process-group.ts';
+import type { PodOutputBuffer } from './pod-output-buffer.ts';
+import { PodResults, SessionTotals } from './pod-results.ts';
+import type { PodWalls } from './limits/pod-walls.ts';
+
+/** One pod the supervisor runs: its spec, process, output, results and how it is being ended. */
+export class RunningPod {
+  state: PodReport['state'] = 'preparing';
+  process: GroupProcess | null = null;
+  stopReason: 'terminated' | 'timeout' | null = null;
+  /** Over a limit (docs/runners.md, "Limits"): the pod ends `failed` with this message. */
+  failure: string | null = null;
+  walls: PodWalls | null = null;
+  timeoutTimer: NodeJS.Timeout | null = null;
+  /** What became of its work (docs/agents.md "Getting the work back"), known once the workspace is done with. */
+  delivery: DeliveryReport | null = null;
+  /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
+  stopped!: () => void;
+  readonly stopRequested = new Promise<void>((resolve) => (this.stopped = resolve));
+  readonly results: PodResults;
+  constructor(
+    readonly spec: PodSpec,
+    workDir: string,
+    readonly output: PodOutputBuffer,
+  ) {
+    this.results = new PodResults(SessionTotals.forPersistentKey(workDir, spec.persistent_key));
+  }
+}
