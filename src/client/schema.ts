@@ -4864,7 +4864,7 @@ export interface operations {
                 /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
                 to?: string;
                 /** @description default `day` (UTC) */
-                group_by?: "day" | "agent" | "loop" | "ticket" | "repository";
+                group_by?: "day" | "agent" | "loop" | "ticket" | "repository" | "user";
             };
             header?: never;
             path: {
@@ -4884,7 +4884,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        group_by: "day" | "agent" | "loop" | "ticket" | "repository";
+                        group_by: "day" | "agent" | "loop" | "ticket" | "repository" | "user";
                         from: string;
                         to: string;
                         groups: {

@@ -67,6 +67,7 @@ const LOOP_KEYS = [
 const RUN_KEYS = [
   'callback_status',
   'created_at',
+  'delivery',
   'duration_sec',
   'error_message',
   'finished_at',
@@ -799,6 +800,7 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
           variables: {},
           resolved_prompt: 'Say hello',
           pod_key: null,
+          delivery: null,
           runner_id: null,
           scheduled_at: null,
           started_at: iso(clock),

@@ -56,6 +56,7 @@ const DETAIL_KEYS = [
   'error_message',
   'exit_code',
   'finished_at',
+  'limits',
   'max_turns',
   'mode',
   'parent_pod_key',
@@ -218,6 +219,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         started_at: null,
         finished_at: null,
         delivery: null,
+        limits: { memory_mb: null, pids: null, cpus: null, disk_mb: null },
         created_at: expect.stringMatching(ISO_MS),
         updated_at: expect.stringMatching(ISO_MS),
       });
