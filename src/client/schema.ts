@@ -1716,6 +1716,14 @@ export interface components {
             labels: string[];
             /** @description How the runner sandboxes its pods: `bwrap` (bubblewrap) or `none` (agents run unsandboxed); null until it has connected. */
             sandbox: ("bwrap" | "none") | null;
+            /** @description Which walls the runner puts around each pod (its self-test at start): network namespace with egress proxy, memory, pids and CPU limits (cgroups), disk watch. Null until a runner that reports it connects (older runners do not). */
+            isolation: {
+                network: boolean;
+                memory: boolean;
+                pids: boolean;
+                cpu: boolean;
+                disk: boolean;
+            } | null;
             /** @description The agents the runner advertises. */
             agents: {
                 slug: string;

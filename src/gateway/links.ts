@@ -227,6 +227,7 @@ class RunnerLink {
             labels: JSON.stringify([...new Set([...(JSON.parse(this.runner.labels) as string[]), ...message.labels])]),
             agents: JSON.stringify(message.agents),
             sandbox: message.sandbox,
+            isolation: message.isolation ? JSON.stringify(message.isolation) : null,
             max_pods: message.max_pods,
             status: message.draining ? 'draining' : 'online',
             connection_id: this.connectionId,

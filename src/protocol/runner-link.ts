@@ -52,6 +52,13 @@ export const PodOutcome = Type.Object(
   { additionalProperties: false },
 );
 
+/** What a runner enforces around each pod, each true only when its self-test passed. */
+export const Isolation = Type.Object(
+  { network: Type.Boolean(), memory: Type.Boolean(), pids: Type.Boolean(), cpu: Type.Boolean(), disk: Type.Boolean() },
+  { additionalProperties: false },
+);
+export type Isolation = Static<typeof Isolation>;
+
 export const RunnerInfo = {
   version: Type.String({ maxLength: 100 }),
   os: Type.String({ maxLength: 100 }),
@@ -66,6 +73,8 @@ export const RunnerInfo = {
     { maxItems: 200 },
   ),
   sandbox: Type.Enum(['bwrap', 'none']),
+  /** Which walls the runner can put around a pod (docs/runners.md "Isolation"); absent from older runners. */
+  isolation: Type.Optional(Isolation),
 };
 
 /** One model call the runner's relay passed (docs/agents.md "The model relay"), reported as it ends. */

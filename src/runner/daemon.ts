@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { credentialFingerprint, type PodOutcome, type RunnerBody, type ServerMessage } from '../protocol/runner-link.ts';
+import { credentialFingerprint, type Isolation, type PodOutcome, type RunnerBody, type ServerMessage } from '../protocol/runner-link.ts';
 import { detectAgentVersions } from '../agents/detect.ts';
 import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type RunnerSettings, type StoredIdentity } from './identity.ts';
 import { ServerConnection } from './connection.ts';
 import { openCgroups } from './limits/cgroups.ts';
+import { isolationWarning, probeIsolation } from './limits/isolation.ts';
 import { DEFAULT_POD_LIMITS, type PodLimits } from './limits/settings.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
@@ -74,6 +75,8 @@ export class RunnerDaemon {
   /** The link to the server (./connection.ts). */
   private readonly link: ServerConnection;
   private agents: { slug: string; version: string | null }[] = [];
+  /** The walls this runner enforces, found at start (./limits/isolation.ts). */
+  private isolation: Isolation | undefined;
   private readonly log: (line: string) => void;
   runnerId: number | null = null;
   private readonly welcomeWaiters: (() => void)[] = [];
@@ -119,6 +122,10 @@ export class RunnerDaemon {
       bwrap: this.options.bwrap,
     });
     if (mode === 'none') this.log('warning: --sandbox none: agents run as this user and can read everything it can, this work dir included');
+    const cgroups = openCgroups(this.workDir, this.options.cgroupRoot);
+    this.isolation = await probeIsolation({ sandbox: mode, cgroups, pathEnv, bwrap: this.options.bwrap });
+    const warning = isolationWarning(this.isolation);
+    if (warning) this.log(warning);
     this.relay = await openRelay(this.options.prices ?? {}, {
       call: (call) => {
         this.supervisor.relayed(call);
@@ -132,7 +139,7 @@ export class RunnerDaemon {
       credentials: this.options.credentials ?? {},
       runnerEnv: this.options.env ?? process.env,
       sandbox,
-      cgroups: openCgroups(this.workDir, this.options.cgroupRoot),
+      cgroups,
       podLimits: this.options.podLimits ?? DEFAULT_POD_LIMITS,
       killGraceMs: this.options.killGraceMs,
       hooks: {
@@ -181,6 +188,7 @@ export class RunnerDaemon {
       max_pods: this.settings!.max_pods,
       agents: this.agents,
       sandbox: this.supervisor.sandboxMode,
+      isolation: this.isolation,
       draining: this.draining,
       pods: this.supervisor.reports(),
       finished: [...this.unacked.values()],

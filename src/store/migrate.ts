@@ -14,6 +14,7 @@ import { podResults } from './migrations/0012_pod_results.ts';
 import { podQueue } from './migrations/0013_pod_queue.ts';
 import { events } from './migrations/0014_events.ts';
 import { podParent } from './migrations/0015_pod_parent.ts';
+import { runnerIsolation } from './migrations/0017_runner_isolation.ts';
 import { modelUsage } from './migrations/0018_model_usage.ts';
 import { deliveries } from './migrations/0019_deliveries.ts';
 import { people } from './migrations/0020_people.ts';
@@ -35,6 +36,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0013_pod_queue': podQueue(store.kind),
     '0014_events': events(store.kind),
     '0015_pod_parent': podParent(),
+    '0017_runner_isolation': runnerIsolation(),
     '0018_model_usage': modelUsage(),
     '0019_deliveries': deliveries(),
     '0020_people': people(store.kind),

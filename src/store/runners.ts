@@ -22,7 +22,7 @@ function withPodCount(db: Executor) {
     .where('runners.deleted_at', 'is', null);
 }
 
-export async function insertRunner(db: Executor, runner: Omit<RunnersTable, 'id' | 'deleted_at' | 'credential_rotated_at'>): Promise<RunnerRow> {
+export async function insertRunner(db: Executor, runner: Omit<RunnersTable, 'id' | 'deleted_at' | 'credential_rotated_at' | 'isolation'>): Promise<RunnerRow> {
   return db.insertInto('runners').values({ ...runner, deleted_at: null, credential_rotated_at: null }).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -53,7 +53,7 @@ export async function lockRunners(db: Executor, kind: DatabaseKind, orgId: numbe
 export async function markConnected(
   db: Executor,
   id: number,
-  values: Pick<RunnersTable, 'version' | 'os' | 'arch' | 'labels' | 'agents' | 'sandbox' | 'max_pods' | 'status' | 'connection_id'>,
+  values: Pick<RunnersTable, 'version' | 'os' | 'arch' | 'labels' | 'agents' | 'sandbox' | 'isolation' | 'max_pods' | 'status' | 'connection_id'>,
   now: number,
 ): Promise<boolean> {
   const result = await db

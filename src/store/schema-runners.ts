@@ -30,6 +30,8 @@ export interface RunnersTable {
   agents: string;
   /** How the runner sandboxes its pods: `bwrap` or `none`; null until it has connected. */
   sandbox: 'bwrap' | 'none' | null;
+  /** JSON `{network, memory, pids, cpu, disk}` (migration 0017); null until a runner reporting it connects. */
+  isolation: string | null;
   max_pods: number;
   /** The live socket's id (whichever replica holds it); a stale close must not mark a reconnected runner offline. */
   connection_id: string | null;

@@ -24,6 +24,7 @@ interface RunnerJson {
   arch: string;
   labels: string[];
   sandbox: 'bwrap' | 'none' | null;
+  isolation: Record<'network' | 'memory' | 'pids' | 'cpu' | 'disk', boolean> | null;
   agents: { slug: string; version: string | null }[];
   pod_count: number;
   max_pods: number;
@@ -42,7 +43,7 @@ interface AgentJson {
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const RUNNER_KEYS = ['agents', 'arch', 'created_at', 'id', 'labels', 'last_heartbeat_at', 'max_pods', 'name', 'os', 'pod_count', 'sandbox', 'status', 'version'];
+const RUNNER_KEYS = ['agents', 'arch', 'created_at', 'id', 'isolation', 'labels', 'last_heartbeat_at', 'max_pods', 'name', 'os', 'pod_count', 'sandbox', 'status', 'version'];
 
 function expectInvalid(res: LightMyRequestResponse, field: string): ErrorBodyJson {
   const body = expectError(res, 400, 'VALIDATION_FAILED');
@@ -102,6 +103,7 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
       os: 'darwin',
       arch: 'arm64',
       sandbox: 'bwrap',
+      isolation: JSON.stringify({ network: false, memory: true, pids: true, cpu: true, disk: true }),
       agents: JSON.stringify([{ slug: 'shell', version: '5.2.15' }, { slug: 'claude-code', version: null }]),
       created_at: created,
     });
@@ -165,6 +167,7 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
         arch: 'arm64',
         labels: ['gpu', 'eu-west'],
         sandbox: 'bwrap',
+        isolation: { network: false, memory: true, pids: true, cpu: true, disk: true },
         agents: [
           { slug: 'shell', version: '5.2.15' },
           { slug: 'claude-code', version: null },
@@ -182,6 +185,8 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
         labels: [],
         max_pods: 3,
         sandbox: null,
+        // Written before runners reported their walls: unknown, not "none enforced".
+        isolation: null,
         agents: [
           { slug: 'shell', version: null },
           { slug: 'claude-code', version: null },

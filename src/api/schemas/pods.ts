@@ -134,6 +134,16 @@ export const Runner = Type.Object(
     sandbox: Type.Union([Type.Enum(['bwrap', 'none']), Type.Null()], {
       description: 'How the runner sandboxes its pods: `bwrap` (bubblewrap) or `none` (agents run unsandboxed); null until it has connected.',
     }),
+    isolation: Nullable(
+      Type.Object(
+        { network: Type.Boolean(), memory: Type.Boolean(), pids: Type.Boolean(), cpu: Type.Boolean(), disk: Type.Boolean() },
+        {
+          additionalProperties: false,
+          description:
+            'Which walls the runner puts around each pod (its self-test at start): network namespace with egress proxy, memory, pids and CPU limits (cgroups), disk watch. Null until a runner that reports it connects (older runners do not).',
+        },
+      ),
+    ),
     agents: Type.Array(
       Type.Object(
         { slug: Type.String(), version: Nullable(Type.String({ description: "The program's `--version`, when it says one." })) },

@@ -1,3 +1,5 @@
+import type { Isolation } from '../../protocol/runner-link.ts';
+
 /** An agent a runner advertises (docs/runners.md "Runner record"): its slug and the program's version. */
 export interface AdvertisedAgent {
   slug: string;
@@ -19,4 +21,14 @@ export function advertisedAgents(json: string): AdvertisedAgent[] {
     }
     return [];
   });
+}
+
+/**
+ * The walls a runner row says it enforces: null for a runner that has not reported them (it never
+ * connected, or predates the report: docs/runners.md "Isolation" says why null and not all false).
+ */
+export function runnerIsolation(json: string | null): Isolation | null {
+  if (json === null) return null;
+  const value = JSON.parse(json) as Partial<Isolation>;
+  return { network: !!value.network, memory: !!value.memory, pids: !!value.pids, cpu: !!value.cpu, disk: !!value.disk };
 }

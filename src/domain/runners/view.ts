@@ -1,6 +1,6 @@
 import type { RunnerWithCount } from '../../store/runners.ts';
 import { iso, isoOrNull } from '../iso.ts';
-import { advertisedAgents } from './advertised.ts';
+import { advertisedAgents, runnerIsolation } from './advertised.ts';
 
 /** A runner as `GET /runners/{id}` and its events show it. */
 export function runnerView(runner: RunnerWithCount) {
@@ -13,6 +13,7 @@ export function runnerView(runner: RunnerWithCount) {
     arch: runner.arch,
     labels: JSON.parse(runner.labels) as string[],
     sandbox: runner.sandbox,
+    isolation: runnerIsolation(runner.isolation),
     agents: advertisedAgents(runner.agents),
     pod_count: runner.pod_count,
     max_pods: runner.max_pods,
