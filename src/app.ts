@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { registerAdminAuth } from './api/plugins/admin-auth.ts';
+import { registerActors } from './api/plugins/actor.ts';
 import { registerOrgAuth } from './api/plugins/auth.ts';
 import { whoamiRoutes } from './api/routes/whoami.ts';
 import { MAX_HEADER_BYTES, answerNodeLevelRequests, clientErrorHandler, newRequestId } from './api/plugins/client-errors.ts';
@@ -16,6 +17,8 @@ import { metricsRoutes } from './api/routes/metrics.ts';
 import { registerDocsUi, registerOpenApi } from './api/openapi.ts';
 import websocket from '@fastify/websocket';
 import { adminRoutes } from './api/routes/admin.ts';
+import { adminPresetRoutes } from './api/routes/admin-presets.ts';
+import { activityRoutes } from './api/routes/activity.ts';
 import { Agent as CustomAgent, adminAgentRoutes } from './api/routes/admin-agents.ts';
 import { RunnerToken, adminRunnerRoutes } from './api/routes/admin-runners.ts';
 import { adminOperationRoutes } from './api/routes/admin-operations.ts';
@@ -175,6 +178,7 @@ export async function createApp(runtime: Runtime, options: HttpOptions): Promise
   });
 
   app.decorateRequest('principal', null as never);
+  registerActors(app, '/api/v1/admin');
   // Plain callback hooks (not async) on every request: they cost no promise each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -215,6 +219,7 @@ export async function createApp(runtime: Runtime, options: HttpOptions): Promise
       await admin.register(adminRunnerRoutes(ctx));
       await admin.register(adminAgentRoutes(ctx));
       await admin.register(adminOperationRoutes(ctx));
+      await admin.register(adminPresetRoutes(ctx));
     },
     { prefix: '/api/v1/admin' },
   );
@@ -233,6 +238,7 @@ export async function createApp(runtime: Runtime, options: HttpOptions): Promise
       await orgScoped.register(loopRoutes(ctx));
       await orgScoped.register(loopDeliveryRoutes(ctx));
       await orgScoped.register(whoamiRoutes());
+      await orgScoped.register(activityRoutes(ctx));
       await orgScoped.register(eventRoutes({ ctx, hub: events, outputSignals, keepaliveMs: options.eventKeepaliveMs ?? 15_000, streams: eventStreams, credentialStreams }));
     },
     { prefix: ORG_PREFIX },

@@ -39,7 +39,7 @@ export interface ServerConfig {
   readonly orphanFailMs: number;
   /** DROVER_POD_QUEUE_TIMEOUT_MINUTES: how long a pod may wait for a runner slot before it fails (60; fractions allowed). */
   readonly podQueueTimeoutMs: number;
-  /** DROVER_EVENT_RETENTION_HOURS: how long the event log keeps events (24; fractions allowed). */
+  /** DROVER_EVENT_RETENTION_HOURS: how long the event log keeps events (720: 30 days; fractions allowed). */
   readonly eventRetentionMs: number;
   /** DROVER_SWEEP_INTERVAL_MS: how often liveness and deadlines are checked (5000; run timeouts need ≤ 5000). */
   readonly sweepIntervalMs: number;
@@ -146,7 +146,7 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     orphanGraceMs: intFrom('DROVER_POD_ORPHAN_GRACE_SECONDS', env.DROVER_POD_ORPHAN_GRACE_SECONDS, 120, 1) * 1000,
     orphanFailMs: intFrom('DROVER_POD_ORPHAN_FAIL_SECONDS', env.DROVER_POD_ORPHAN_FAIL_SECONDS, 3600, 1) * 1000,
     podQueueTimeoutMs: minutesFrom('DROVER_POD_QUEUE_TIMEOUT_MINUTES', env.DROVER_POD_QUEUE_TIMEOUT_MINUTES, 60),
-    eventRetentionMs: hoursFrom('DROVER_EVENT_RETENTION_HOURS', env.DROVER_EVENT_RETENTION_HOURS, 24),
+    eventRetentionMs: hoursFrom('DROVER_EVENT_RETENTION_HOURS', env.DROVER_EVENT_RETENTION_HOURS, 720),
     sweepIntervalMs: intFrom('DROVER_SWEEP_INTERVAL_MS', env.DROVER_SWEEP_INTERVAL_MS, 5000, 100),
     cronCatchupMs: intFrom('DROVER_CRON_CATCHUP_SECONDS', env.DROVER_CRON_CATCHUP_SECONDS, 3600, 0) * 1000,
     cronTickMs: intFrom('DROVER_CRON_TICK_MS', env.DROVER_CRON_TICK_MS, 1000, 50),

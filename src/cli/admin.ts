@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { networkCause } from '../client/network.ts';
+import { PRESET_COMMANDS } from './admin-presets.ts';
 import { adminOutput } from './admin-output.ts';
 import { unknownCommand } from './suggest.ts';
 
@@ -15,7 +16,7 @@ interface AdminCommand {
   switches?: string[];
   /** PATCH commands: at least one of these must be given. */
   oneOf?: string[];
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path(flags: Flags): string;
   body?(flags: Flags, env: NodeJS.ProcessEnv): Record<string, unknown>;
 }
@@ -67,12 +68,12 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     body: (f) => ({ name: f.name, ticket_prefix: f['ticket-prefix'], network_allow: list(f['network-allow']) }),
   },
   'api-keys create': {
-    summary: 'issue an API key (printed once)',
+    summary: "issue an API key (printed once); --user ID: the person's key (what it does names them)",
     required: ['org', 'name', 'scopes'],
-    optional: ['expires-at'],
+    optional: ['expires-at', 'user'],
     method: 'POST',
     path: (f) => `/orgs/${org(f)}/api-keys`,
-    body: (f) => ({ name: f.name, scopes: list(f.scopes), expires_at: f['expires-at'] }),
+    body: (f) => ({ name: f.name, scopes: list(f.scopes), expires_at: f['expires-at'], user_id: int(f.user) }),
   },
   'api-keys list': { summary: 'list API keys (prefix, scopes, expires_at, last use; never the key)', required: ['org'], method: 'GET', path: (f) => `/orgs/${org(f)}/api-keys` },
   'api-keys revoke': {
@@ -99,7 +100,7 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     body: (f) => ({ name: f.name, email: f.email }),
   },
   'users delete': {
-    summary: 'delete a user (their tickets become unassigned)',
+    summary: 'delete a user (their tickets become unassigned, their API keys revoked)',
     required: ['org', 'id'],
     method: 'DELETE',
     path: (f) => `/orgs/${org(f)}/users/${seg(f.id)}`,
@@ -218,6 +219,7 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
           .map((flag) => [flag.replaceAll('-', '_'), quotaValue(String(f[flag]))]),
       ),
   },
+  ...PRESET_COMMANDS,
 };
 
 /** A quota flag's value: "default" (back to the server's default) or a whole number. */

@@ -124,7 +124,7 @@ Environment of serve:
   DROVER_DEFAULT_AGENT    the agent of loops that name none (claude-code)
   DROVER_WEBHOOK_ALLOW_PRIVATE    true: callbacks may reach loopback and private addresses (false)
   DROVER_POD_QUEUE_TIMEOUT_MINUTES        a pod waiting for a runner fails after this long (60)
-  DROVER_EVENT_RETENTION_HOURS            how long the event log keeps events for resuming streams (24)
+  DROVER_EVENT_RETENTION_HOURS            how long the event log keeps events (720: 30 days; GET /activity, resuming streams)
   DROVER_MAX_STREAMS_PER_KEY      concurrent event and output streams per API key or pod token (20; 0: no cap)
   DROVER_MAX_STREAMS_PER_ORG      concurrent event and output streams per organization (500; 0: no cap)
   DROVER_ORG_MAX_ACTIVE_PODS      an organization's active pods; more wait queued (100; 0: no limit)

@@ -150,7 +150,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a user; the tickets assigned to them become unassigned */
+        /** Delete a user; the tickets assigned to them become unassigned, their API keys revoked */
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
@@ -332,6 +332,43 @@ export interface paths {
         head?: never;
         /** Change an organization's quotas (null: back to the server default; 0: no limit) */
         patch: operations["adminUpdateQuotas"];
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List presets */
+        get: operations["adminListPresets"];
+        put?: never;
+        /** Create a preset */
+        post: operations["createPreset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/orgs/{org}/presets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a preset */
+        get: operations["getPreset"];
+        /** Change a preset's agent, lines or description (loops using it get the change from their next run) */
+        put: operations["updatePreset"];
+        post?: never;
+        /** Delete a preset (409 while loops use it) */
+        delete: operations["deletePreset"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/runner/register": {
@@ -928,6 +965,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ext/orgs/{org}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event log as pages of JSON, newest first, with who made each change (only the types the key may read) */
+        get: operations["listActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's people, for pickers (any credential of the organization) */
+        get: operations["listOrgUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ext/orgs/{org}/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's presets: a named agent and agentfile lines pods and loops start from (any credential of the organization) */
+        get: operations["listPresets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ext/orgs/{org}/events": {
         parameters: {
             query?: never;
@@ -1260,6 +1348,28 @@ export interface components {
             updated_at: string;
             description: string | null;
             parent_slug: string | null;
+            created_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
+            updated_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
         };
         TicketListItem: {
             id: number;
@@ -1330,6 +1440,8 @@ export interface components {
              * @description ISO 8601 UTC with milliseconds
              */
             revoked_at: string | null;
+            /** @description the person the key belongs to (what they do with it names them); null: no one */
+            user_id: number | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1388,10 +1500,21 @@ export interface components {
             channel_id: number;
             content: string;
             /**
-             * @description api: an API key; agent: a pod token; system: the service itself
+             * @description api: an API key of no one; user: a person's API key; agent: a pod token; system: the service itself
              * @enum {unknown}
              */
-            sender_type: "api" | "agent" | "system";
+            sender_type: "api" | "user" | "agent" | "system";
+            sender: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             pod_key: string | null;
             /**
              * Format: date-time
@@ -1458,6 +1581,17 @@ export interface components {
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
             queue_position: number | null;
+            created_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1499,6 +1633,17 @@ export interface components {
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
             queue_position: number | null;
+            created_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -1536,6 +1681,10 @@ export interface components {
                 /** @description connections its network walls refused so far */
                 refused: number;
             };
+            /** @description only runners carrying all of these could take it */
+            runner_labels: string[];
+            /** @description the preset it was made from */
+            preset: string | null;
             /** @description the agentfile's CONFIG memory_mb, pids, cpus and disk_mb; null: the runner's default (the runner lowers a value over its operator's maximum) */
             limits: {
                 memory_mb: number | null;
@@ -1562,6 +1711,7 @@ export interface components {
             /** @enum {unknown} */
             status: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
             agent_slug: string;
+            runner_id: number | null;
             prompt: string;
             /**
              * Format: date-time
@@ -1641,6 +1791,10 @@ export interface components {
             };
             /** @description the agentfile every run's pod gets; null when none */
             agentfile_layer: string | null;
+            /** @description only runners carrying all of these run its pods */
+            runner_labels: string[];
+            /** @description the preset its runs start from (its agent and lines, the loop's own lines on top) */
+            preset: string | null;
             /** @description US dollars a day its runs may spend; null: no budget */
             budget_usd_per_day: number | null;
             /** @description what its runs spent on model calls today (UTC) */
@@ -1730,6 +1884,17 @@ export interface components {
             delivery: components["schemas"]["Delivery"] | null;
             /** @enum {unknown} */
             callback_status: "none" | "pending" | "delivered" | "failed";
+            triggered_by: {
+                /**
+                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                 * @enum {unknown}
+                 */
+                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                id: number | string | null;
+                /** @description the name at the time of the change */
+                name: string;
+            } | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC with milliseconds
@@ -2244,6 +2409,7 @@ export interface operations {
                     scopes: ("pods:read" | "pods:write" | "tickets:read" | "tickets:write" | "channels:read" | "channels:write" | "runners:read" | "repos:read" | "loops:read" | "loops:write")[];
                     /** Format: date-time */
                     expires_at?: string;
+                    user_id?: number;
                 };
             };
         };
@@ -3108,6 +3274,270 @@ export interface operations {
             500: components["responses"]["Error500"];
         };
     };
+    adminListPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        presets: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    createPreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    name: string;
+                    description?: string | null;
+                    /** @description a built-in agent or a custom agent of the organization */
+                    agent_slug: string;
+                    /** @description agentfile lines a team shares: ENV, CREDENTIAL, CONFIG (and ALLOW); PROMPT, MODE, REPO and BRANCH are 400 (they belong to each pod or loop) */
+                    agentfile_layer?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        preset: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    getPreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        preset: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    updatePreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description a built-in agent or a custom agent of the organization */
+                    agent_slug?: string;
+                    /** @description agentfile lines a team shares: ENV, CREDENTIAL, CONFIG (and ALLOW); PROMPT, MODE, REPO and BRANCH are 400 (they belong to each pod or loop) */
+                    agentfile_layer?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        preset: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    deletePreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+                /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
     registerRunner: {
         parameters: {
             query?: never;
@@ -3347,6 +3777,28 @@ export interface operations {
                             updated_at: string;
                             description: string | null;
                             parent_slug: string | null;
+                            created_by: {
+                                /**
+                                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                                id: number | string | null;
+                                /** @description the name at the time of the change */
+                                name: string;
+                            } | null;
+                            updated_by: {
+                                /**
+                                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                                id: number | string | null;
+                                /** @description the name at the time of the change */
+                                name: string;
+                            } | null;
                             /** @description the ticket's pods, newest first (at most 20) */
                             pods: {
                                 key: string;
@@ -3934,6 +4386,13 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "initializing" | "running" | "completed" | "failed" | "terminated" | "orphaned";
+                /** @description only that ticket's pods */
+                ticket_slug?: string;
+                repository_id?: number;
+                agent_slug?: string;
+                runner_id?: number;
+                /** @description only pods created after this time */
+                created_after?: string;
                 /** @description default 20, values above 100 are clamped */
                 limit?: number;
                 offset?: number;
@@ -3988,8 +4447,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description a built-in agent or a custom agent of the organization (400 otherwise) */
-                    agent_slug: string;
+                    /** @description a built-in agent or a custom agent of the organization (400 otherwise); or give preset */
+                    agent_slug?: string;
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
                     /** @description PROMPT, MODE, CONFIG, REPO, BRANCH, CREDENTIAL, ENV and ALLOW directives, one a line; a bad line is 400 naming it */
                     agentfile_layer?: string;
                     runner_id?: number;
@@ -4425,7 +4888,7 @@ export interface operations {
                 /** @description an ISO date, UTC (2026-11-27); `to` includes its day */
                 to?: string;
                 /** @description default `day` (UTC) */
-                group_by?: "day" | "agent" | "loop" | "ticket" | "repository";
+                group_by?: "day" | "agent" | "loop" | "ticket" | "repository" | "user";
             };
             header?: never;
             path: {
@@ -4445,7 +4908,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {unknown} */
-                        group_by: "day" | "agent" | "loop" | "ticket" | "repository";
+                        group_by: "day" | "agent" | "loop" | "ticket" | "repository" | "user";
                         from: string;
                         to: string;
                         groups: {
@@ -4576,6 +5039,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string;
                     /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
                     budget_usd_per_day?: number | null;
                 };
@@ -4691,6 +5158,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string | null;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string | null;
                     /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
                     budget_usd_per_day?: number | null;
                 };
@@ -5131,7 +5602,169 @@ export interface operations {
                             api_key_id: number | null;
                             /** @description the pod whose token this is, null for an API key */
                             pod_key: string | null;
+                            /** @description the person the API key belongs to; null for a key of no one and for a pod token */
+                            user: {
+                                id: number;
+                                name: string;
+                            } | null;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listActivity: {
+        parameters: {
+            query?: {
+                /** @description events at or after this time */
+                from?: string;
+                /** @description events before this time */
+                to?: string;
+                /** @description comma-separated event types or families (`pod.*`); default: every type the key may read */
+                types?: string;
+                /** @description only changes made by this kind of actor */
+                actor_type?: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                /** @description default 50 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            id: number;
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            actor: {
+                                /**
+                                 * @description user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself
+                                 * @enum {unknown}
+                                 */
+                                type: "user" | "api_key" | "pod" | "loop" | "admin" | "system";
+                                /** @description the user's or key's id, the pod's key, the loop's slug; null for admin and system */
+                                id: number | string | null;
+                                /** @description the name at the time of the change */
+                                name: string;
+                            } | null;
+                            /** @description the resource as the event stream carries it (`{"ticket": {…}}`, …) */
+                            data: unknown;
+                        }[];
+                        /** @description pass as cursor for the next (older) page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listOrgUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            id: number;
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+        };
+    };
+    listPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the organization's slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        presets: {
+                            name: string;
+                            description: string | null;
+                            agent_slug: string;
+                            /** @description ENV, CREDENTIAL, CONFIG (and ALLOW) lines; a pod or loop naming the preset gets them under its own */
+                            agentfile_layer: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        }[];
                     };
                 };
             };
@@ -5322,6 +5955,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string;
                     /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
                     budget_usd_per_day?: number | null;
                 };
@@ -5437,6 +6074,10 @@ export interface operations {
                     };
                     /** @description The agentfile every run's pod gets (CREDENTIAL, ENV, CONFIG; same grammar as a pod's). PROMPT, MODE, REPO, BRANCH and CONFIG max_iterations / iteration_timeout_sec are 400: the loop's own fields give them. */
                     agentfile_layer?: string | null;
+                    /** @description only runners carrying all of these labels run it; none carrying them with the agent: 503 */
+                    runner_labels?: string[];
+                    /** @description a preset of the organization (lower-case letters, digits, . _ -; up to 63) */
+                    preset?: string | null;
                     /** @description US dollars a day (UTC) its runs may spend on model calls: a run that would start over it is skipped; each run's pod is held to what is left */
                     budget_usd_per_day?: number | null;
                 };

@@ -44,6 +44,8 @@ export interface DomainContext {
   readonly eventsWritten?: (orgId: number) => void;
   /** Output of the pod was stored, or the pod ended: wakes its output streams (on every replica). */
   readonly podOutputChanged?: (podId: number) => void;
+  /** DROVER_WEBHOOK_ALLOW_PRIVATE: callback URLs may name private addresses (else 400 at create and update). */
+  readonly webhookAllowPrivate?: boolean;
   /** The server-wide quota defaults (DROVER_ORG_MAX_*, DROVER_POD_OUTPUT_BYTES_PER_SEC); absent: the built-in ones. */
   readonly quotas?: Quotas;
 }

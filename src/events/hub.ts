@@ -53,7 +53,7 @@ const CATCH_UP_BYTES = 64 * 1024;
 /** The SSE frame of one event: `id:`, `event:` and one JSON line (docs/events.md). */
 export function eventFrame(event: EventRow): string {
   const id = Number(event.id);
-  const line = `{"id":${id},"type":${JSON.stringify(event.type)},"created_at":"${new Date(Number(event.created_at)).toISOString()}","data":${event.payload}}`;
+  const line = `{"id":${id},"type":${JSON.stringify(event.type)},"created_at":"${new Date(Number(event.created_at)).toISOString()}","actor":${event.actor ?? 'null'},"data":${event.payload}}`;
   return `id: ${id}\nevent: ${event.type}\ndata: ${line}\n\n`;
 }
 

@@ -1,9 +1,12 @@
 import type { Store } from '../store/db.ts';
-import { pruneEvents } from '../store/events.ts';
+import { pruneEventBatch } from '../store/events.ts';
+
+/** Events removed per transaction: short transactions, so writers (one at a time on SQLite) wait little. */
+export const PRUNE_BATCH = 2000;
 
 /**
- * Removes events older than the retention (DROVER_EVENT_RETENTION_HOURS, default 24) in the
- * background: every tenth of the retention, at most every 10 minutes. Safe on several replicas
+ * Removes events older than the retention (DROVER_EVENT_RETENTION_HOURS, default 720: 30 days) in the
+ * background, in batches of PRUNE_BATCH: every tenth of the retention, at most every 10 minutes. Safe on several replicas
  * at once (each prune is one transaction deleting by age).
  */
 export class EventRetention {
@@ -30,8 +33,17 @@ export class EventRetention {
     this.timer.unref();
   }
 
-  pruneOnce(): Promise<number> {
-    return this.store.transaction((trx) => pruneEvents(trx, this.now() - this.retentionMs));
+  /** One sweep: batches until none is left older than the retention; returns how many were removed. */
+  async pruneOnce(): Promise<number> {
+    const cutoff = this.now() - this.retentionMs;
+    let total = 0;
+    for (;;) {
+      const removed = await this.store.transaction((trx) => pruneEventBatch(trx, cutoff, PRUNE_BATCH));
+      total += removed;
+      if (removed < PRUNE_BATCH) return total;
+      // Lets requests waiting for the database in between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Executor, Store } from '../store/db.ts';
 import { appendEvent } from '../store/events.ts';
+import { actorJson, currentActor } from './actor.ts';
 import type { EventSubjects, EventType } from '../protocol/event-types.ts';
 
 /** What writing an event needs from the domain's context. */
@@ -33,6 +34,7 @@ export async function recordEvent(
   resource: unknown,
   subjects: EventSubjects = {},
 ): Promise<number> {
+  const actor = currentActor();
   const id = await appendEvent(
     trx,
     ctx.store.kind,
@@ -44,6 +46,8 @@ export async function recordEvent(
       loop_slug: subjects.loop_slug ?? null,
       ticket_slug: subjects.ticket_slug ?? null,
       payload: JSON.stringify({ [type.slice(0, type.indexOf('.'))]: resource }),
+      actor: actorJson(actor),
+      actor_type: actor.type,
       created_at: ctx.now(),
     },
     eventsChannel(ctx.store),

@@ -89,7 +89,14 @@ export interface ResolvedTarget {
 
 /** A callback URL that must not be (or cannot be) requested; the message says why. */
 export class CallbackTargetError extends Error {
-  constructor(message: string) {
+  /**
+   * `refused`: the guard refuses the URL itself (a private address, not http(s)), which no retry
+   * changes; otherwise it could not be checked now (DNS did not answer).
+   */
+  constructor(
+    message: string,
+    readonly refused = true,
+  ) {
     super(message);
     this.name = 'CallbackTargetError';
   }
@@ -117,10 +124,10 @@ export async function resolveCallbackTarget(raw: string, allowPrivate: boolean):
     try {
       addresses = await dns.lookup(host, { all: true, verbatim: true });
     } catch (error) {
-      throw new CallbackTargetError(`${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new CallbackTargetError(`${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, false);
     }
   }
-  if (addresses.length === 0) throw new CallbackTargetError(`${host} does not resolve`);
+  if (addresses.length === 0) throw new CallbackTargetError(`${host} does not resolve`, false);
   if (!allowPrivate) {
     for (const { address } of addresses) {
       const reason = blockedReason(address);

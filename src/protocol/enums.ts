@@ -25,7 +25,7 @@ export const CONCURRENCY_POLICIES = ['skip', 'queue', 'replace'] as const;
  * Who sent a message: `api` (an API key), `agent` (a pod token, with its pod) or `system`
  * (the service itself, e.g. "pod p-… finished").
  */
-export const SENDER_TYPES = ['api', 'agent', 'system'] as const;
+export const SENDER_TYPES = ['api', 'user', 'agent', 'system'] as const;
 export type SenderType = (typeof SENDER_TYPES)[number];
 
 /** The built-in agents (src/agents/builtin.ts describes each); the dashboard's loop form offers them. */

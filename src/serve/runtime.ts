@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   /** The base URL agents call back on (DROVER_PUBLIC_URL); default: the address the server listens on. */
   publicUrl?: string | null;
   defaultAgent?: string;
+  /** DROVER_WEBHOOK_ALLOW_PRIVATE: callback URLs may name private addresses (checked at create and update). */
+  webhookAllowPrivate?: boolean;
   quotas?: Quotas;
   streamCaps?: StreamCaps;
   logger?: FastifyBaseLogger;
@@ -97,6 +99,7 @@ export class Runtime {
       },
       orgChanged: (orgId) => this.authenticator.forgetOrg(orgId),
       defaultAgent: options.defaultAgent,
+      webhookAllowPrivate: options.webhookAllowPrivate,
       quotas: options.quotas,
       // One process (SQLite): the writer wakes this hub; with PostgreSQL every replica hears NOTIFY instead.
       eventsWritten: store.kind === 'sqlite' ? (orgId) => this.events.wake(orgId) : undefined,

@@ -92,6 +92,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     notifier,
     publicUrl: config.publicUrl,
     defaultAgent: config.defaultAgent,
+    webhookAllowPrivate: config.webhookAllowPrivate,
     quotas: config.quotas,
     streamCaps: config.streamCaps,
     logger,

@@ -42,14 +42,22 @@ export async function touchApiKey(db: Executor, id: number, at: number): Promise
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
 }
 
-export type ApiKeyWithOrg = ApiKeyRow & { org_slug: string; org_name: string; org_ticket_prefix: string; org_created_at: number };
+export type ApiKeyWithOrg = ApiKeyRow & {
+  org_slug: string;
+  org_name: string;
+  org_ticket_prefix: string;
+  org_created_at: number;
+  user_name: string | null;
+};
 
 /** One round trip for authentication: the key candidates with their organization. */
 export async function findApiKeysWithOrgByPrefix(db: Executor, prefix: string): Promise<ApiKeyWithOrg[]> {
   return db
     .selectFrom('api_keys')
     .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
+    .leftJoin('users', 'users.id', 'api_keys.user_id')
     .selectAll('api_keys')
+    .select('users.name as user_name')
     .select([
       'orgs.slug as org_slug',
       'orgs.name as org_name',
@@ -69,6 +77,19 @@ export async function workingApiKeyIds(db: Executor, ids: readonly number[], now
     .where('id', 'in', ids)
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute();
+  return rows.map((row) => Number(row.id));
+}
+
+/** Revokes the keys of a user (the user is being deleted); returns their ids. */
+export async function revokeUserApiKeys(db: Executor, orgId: number, userId: number, at: number): Promise<number[]> {
+  const rows = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
     .execute();
   return rows.map((row) => Number(row.id));
 }

@@ -52,25 +52,24 @@ export async function prunedThrough(db: Executor, orgId: number): Promise<number
 }
 
 /**
- * Removes events created before `cutoff`, remembering per organization the newest id removed
- * (which only grows: the rows older than an earlier cutoff are gone already).
- * Returns how many were removed.
+ * Removes up to `batch` of the oldest events created before `cutoff` (found through
+ * `events_created_at`, deleted by primary key), remembering per organization the newest id removed
+ * (`pruned_through` only grows). Returns how many were removed: fewer than `batch` means done.
  */
-export async function pruneEvents(trx: Executor, cutoff: number): Promise<number> {
-  const pruned = await trx
-    .selectFrom('events')
-    .select(['org_id', (eb) => eb.fn.max<number>('id').as('id')])
-    .where('created_at', '<', cutoff)
-    .groupBy('org_id')
-    .execute();
-  if (pruned.length === 0) return 0;
-  for (const { org_id, id } of pruned) {
+export async function pruneEventBatch(trx: Executor, cutoff: number, batch: number): Promise<number> {
+  const rows = await trx.selectFrom('events').select(['id', 'org_id']).where('created_at', '<', cutoff).orderBy('created_at').limit(batch).execute();
+  if (rows.length === 0) return 0;
+  const newest = new Map<number, number>();
+  for (const row of rows) newest.set(Number(row.org_id), Math.max(newest.get(Number(row.org_id)) ?? 0, Number(row.id)));
+  for (const [orgId, id] of newest) {
     await trx
       .insertInto('event_heads')
-      .values({ org_id, last_event_id: Number(id), pruned_through: Number(id) })
-      .onConflict((oc) => oc.column('org_id').doUpdateSet({ pruned_through: Number(id) }))
+      .values({ org_id: orgId, last_event_id: id, pruned_through: id })
+      .onConflict((oc) =>
+        oc.column('org_id').doUpdateSet({ pruned_through: sql<number>`case when event_heads.pruned_through < ${id} then ${id} else event_heads.pruned_through end` }),
+      )
       .execute();
   }
-  const result = await trx.deleteFrom('events').where('created_at', '<', cutoff).executeTakeFirst();
+  const result = await trx.deleteFrom('events').where('id', 'in', rows.map((row) => row.id)).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -18,6 +18,7 @@ import { networkWalls } from './migrations/0016_network_walls.ts';
 import { runnerIsolation } from './migrations/0017_runner_isolation.ts';
 import { modelUsage } from './migrations/0018_model_usage.ts';
 import { deliveries } from './migrations/0019_deliveries.ts';
+import { people } from './migrations/0020_people.ts';
 
 /** Migrations in order; names are fixed once released. */
 export function migrationsFor(store: Store): Record<string, Migration> {
@@ -40,6 +41,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0017_runner_isolation': runnerIsolation(),
     '0018_model_usage': modelUsage(),
     '0019_deliveries': deliveries(),
+    '0020_people': people(store.kind),
   };
 }
 

@@ -59,7 +59,7 @@ export async function loopSpentSince(db: Executor, loopId: number, since: number
   return Number(row?.cost ?? 0);
 }
 
-export const USAGE_GROUPINGS = ['day', 'agent', 'loop', 'ticket', 'repository'] as const;
+export const USAGE_GROUPINGS = ['day', 'agent', 'loop', 'ticket', 'repository', 'user'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
 
 export interface UsageGroupRow {
@@ -72,7 +72,7 @@ export interface UsageGroupRow {
   pods: number;
 }
 
-/** The pods' usage summed per group, over pods created in [from, to). `day` keys are days since the epoch (UTC). */
+/** The pods' usage summed per group, over pods created in [from, to). `day` keys are days since the epoch (UTC); `user` keys the pods' `created_by` actors. */
 export async function usageByGroup(db: Executor, orgId: number, from: number, to: number, groupBy: UsageGrouping): Promise<UsageGroupRow[]> {
   const key: RawBuilder<string | number | null> = {
     day: sql<number>`(pods.created_at / 86400000)`,
@@ -80,6 +80,8 @@ export async function usageByGroup(db: Executor, orgId: number, from: number, to
     loop: sql<string | null>`loops.slug`,
     ticket: sql<string | null>`pods.ticket_slug`,
     repository: sql<string | null>`repositories.name`,
+    // The stored actor (JSON, as written: one dialect-free key); the domain folds it into people.
+    user: sql<string | null>`pods.created_by`,
   }[groupBy];
   const inRange = sql<SqlBool>`pods.org_id = ${orgId} and pods.created_at >= ${from} and pods.created_at < ${to}`;
   const rows = await db

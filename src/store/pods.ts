@@ -35,12 +35,21 @@ export async function findPodsByTokenPrefix(db: Executor, prefix: string): Promi
 export interface PodFilter {
   status?: string;
   runnerId?: number;
+  ticketSlug?: string;
+  repositoryId?: number;
+  agentSlug?: string;
+  /** Epoch ms: pods created after it. */
+  createdAfter?: number;
 }
 
 function filtered(db: Executor, orgId: number, filter: PodFilter) {
   let query = db.selectFrom('pods').where('org_id', '=', orgId);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status as PodStatus);
   if (filter.runnerId !== undefined) query = query.where('runner_id', '=', filter.runnerId);
+  if (filter.ticketSlug !== undefined) query = query.where('ticket_slug', '=', filter.ticketSlug);
+  if (filter.repositoryId !== undefined) query = query.where('repository_id', '=', filter.repositoryId);
+  if (filter.agentSlug !== undefined) query = query.where('agent_slug', '=', filter.agentSlug);
+  if (filter.createdAfter !== undefined) query = query.where('created_at', '>', filter.createdAfter);
   return query;
 }
 

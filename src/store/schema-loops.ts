@@ -38,6 +38,10 @@ export interface LoopsTable {
   sandbox_runner_id: number | null;
   /** The session of the loop's latest `completed` run that reported one: what the next run resumes. */
   last_session_id: string | null;
+  /** Labels its runs' runner must carry, JSON array (migration 0020); null: any runner. */
+  runner_labels: string | null;
+  /** The preset it was made from (migration 0020). */
+  preset: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -59,6 +63,8 @@ export interface LoopRunsTable {
   finished_at: number | null;
   error_message: string | null;
   callback_status: 'none' | 'pending' | 'delivered' | 'failed';
+  /** Who started the run, JSON actor (migration 0020): a person or key, the loop's cron slot, a pod. */
+  triggered_by: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -78,6 +78,12 @@ export interface PodsTable {
   alias: string | null;
   /** The pod whose token spawned this one (migration 0015); null for pods created with an API key or by a loop. */
   parent_pod_key: string | null;
+  /** Who created the pod, JSON actor (migration 0020). */
+  created_by: string | null;
+  /** Labels its runner must carry, JSON array (migration 0020); null: any runner. */
+  runner_labels: string | null;
+  /** The preset it was made from (migration 0020). */
+  preset: string | null;
   credentials: string;
   token_prefix: string;
   token_hash: string;

@@ -30,6 +30,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;
+  /** The person the key belongs to (migration 0020); null: no one. */
+  user_id: number | null;
   created_at: number;
 }
 
@@ -70,6 +72,9 @@ export interface TicketsTable {
   repository_id: number | null;
   labels: string;
   parent_id: number | null;
+  /** Actors as JSON (migration 0020; see domain/activity/actor.ts); null on older tickets. */
+  created_by: string | null;
+  updated_by: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -160,6 +165,8 @@ export interface ChannelMessagesTable {
   content: string;
   sender_type: SenderType;
   pod_key: string | null;
+  /** The sender as an actor, JSON (migration 0020); null on older messages. */
+  sender: string | null;
   created_at: number;
 }
 
@@ -182,7 +189,22 @@ export interface EventsTable {
   ticket_slug: string | null;
   /** The resource as the API shows it, as JSON. */
   payload: string;
+  /** Who made the change, JSON `{type, id, name}` (migration 0020), and its type for the activity filter. */
+  actor: string | null;
+  actor_type: string | null;
   created_at: number;
+}
+
+/** A named agent and agentfile lines pods and loops start from (migration 0020). */
+export interface PresetsTable {
+  id: Generated<number>;
+  org_id: number;
+  name: string;
+  description: string | null;
+  agent_slug: string;
+  agentfile_layer: string | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface EventHeadsTable {
@@ -218,6 +240,7 @@ export interface Database {
   org_quotas: OrgQuotasTable;
   events: EventsTable;
   event_heads: EventHeadsTable;
+  presets: PresetsTable;
   model_calls: ModelCallsTable;
 }
 
@@ -225,6 +248,7 @@ export type OrgRow = Omit<Selectable<OrgsTable>, 'network_allow'>;
 /** An organization with every column (admin views). */
 export type OrgRecord = Selectable<OrgsTable>;
 export type EventRow = Selectable<EventsTable>;
+export type PresetRow = Selectable<PresetsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type UserRow = Selectable<UsersTable>;
 export type RepositoryRow = Selectable<RepositoriesTable>;

@@ -53,7 +53,7 @@ describe.each(DATABASES)('run deliveries on %s', (kind) => {
   let loopSeq = 0;
 
   beforeAll(async () => {
-    t = await startTestApp(kind, { now: () => clock.now });
+    t = await startTestApp(kind, { now: () => clock.now, webhookAllowPrivate: true });
     receiver = await startWebhookReceiver({ reply: () => replies.shift() ?? 200 });
     spare = await startWebhookReceiver();
     sender = new WebhookSender(t.ctx, {

@@ -57,18 +57,21 @@ const SERVER_CHECKED: Record<string, string[]> = {
   createChannel: ['/name', '/repository_id', '/ticket_slug'],
   updateChannel: ['/name'],
   postChannelMessage: ['/pod_key'],
-  createPod: ['/agent_slug', '/agentfile_layer', '/ticket_slug', '/runner_id'],
-  createLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone', '/callback_url', '/agentfile_layer', '/branch_name'],
-  updateLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone', '/callback_url', '/agentfile_layer', '/branch_name'],
+  createPod: ['/agent_slug', '/agentfile_layer', '/ticket_slug', '/runner_id', '/preset'],
+  createLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone', '/callback_url', '/agentfile_layer', '/branch_name', '/preset'],
+  updateLoop: ['/agent_slug', '/custom_agent_slug', '/repository_id', '/runner_id', '/cron_expression', '/cron_timezone', '/callback_url', '/agentfile_layer', '/branch_name', '/preset'],
+  createPreset: ['/agent_slug', '/agentfile_layer'],
+  updatePreset: ['/agent_slug', '/agentfile_layer'],
+  listActivity: ['types', 'to'],
   triggerLoop: ['/variables'],
   listRepositoryBranches: ['access_token'],
-  createApiKey: ['/expires_at'],
+  createApiKey: ['/expires_at', '/user_id'],
   adminCreateRepository: ['/full_name', '/url', '/api_base_url'],
   adminUpdateRepository: ['/full_name', '/url', '/api_base_url'],
 };
 
 /** Operations that change what later cases address run last, in this order. */
-const LAST = ['adminUpdateQuotas', 'disableLoop', 'cancelLoopRun', 'redeliverLoopRun', 'terminatePod', 'deleteTicket', 'deleteLoop', 'revokeApiKey', 'deleteUser', 'deleteCustomAgent', 'adminUpdateRepository', 'adminDeleteRepository', 'adminDeleteRunner'];
+const LAST = ['adminUpdateQuotas', 'disableLoop', 'cancelLoopRun', 'redeliverLoopRun', 'terminatePod', 'deleteTicket', 'deleteLoop', 'revokeApiKey', 'deleteUser', 'deleteCustomAgent', 'deletePreset', 'adminUpdateRepository', 'adminDeleteRepository', 'adminDeleteRunner'];
 
 const baseId = (id: string) => id.replace(new RegExp(`${ORGS_PREFIX_OPERATION_SUFFIX}$`), '');
 
@@ -82,6 +85,7 @@ interface Fixtures {
   repositoryIds: number[];
   userIds: number[];
   customAgents: string[];
+  presetNames: string[];
   spareKeyIds: number[];
   registrationTokens: string[];
   gitRemote: string;
@@ -106,6 +110,10 @@ function bodyHints(f: Fixtures): (name: string) => fc.Arbitrary<unknown> | undef
         return fc.constant('shell');
       case 'custom_agent_slug':
         return pick(f.customAgents);
+      case 'preset':
+        return pick(f.presetNames);
+      case 'user_id':
+        return pick(f.userIds);
       case 'pod_key':
         return pick(f.podKeys);
       case 'cron_expression':
@@ -146,6 +154,7 @@ function pathHint(f: Fixtures, route: string, name: string): fc.Arbitrary<unknow
   const owner = route.slice(0, route.indexOf(`{${name}}`));
   if (name === 'slug') return owner.endsWith('/tickets/') ? pick(f.ticketSlugs) : owner.endsWith('/agents/') ? pick(f.customAgents) : pick(f.loopSlugs);
   if (owner.endsWith('/users/')) return pick(f.userIds);
+  if (owner.endsWith('/presets/')) return pick(f.presetNames);
   if (owner.endsWith('/channels/')) return pick(f.channelIds);
   if (owner.endsWith('/runners/')) return pick(f.runnerIds);
   if (owner.endsWith('/repositories/')) return pick(f.repositoryIds);
@@ -294,6 +303,13 @@ function creator(t: TestApp) {
   };
 }
 
+let presetSeq = 0;
+async function sparePresets(t: TestApp): Promise<string[]> {
+  const names: string[] = [];
+  for (let i = 0; i < 5; i++) names.push((await adminPost<{ preset: { name: string } }>(t, '/orgs/acme/presets', { name: `fx-${++presetSeq}`, agent_slug: 'shell', agentfile_layer: 'ENV FX "1"' })).preset.name);
+  return names;
+}
+
 async function createFixtures(t: TestApp, scratch: string): Promise<Fixtures> {
   const make = creator(t);
   const gitRemote = path.join(scratch, 'remote.git');
@@ -315,6 +331,7 @@ async function createFixtures(t: TestApp, scratch: string): Promise<Fixtures> {
     repositoryIds: [repository.repository.id],
     userIds: [user.user.id],
     customAgents: [agent.agent.slug],
+    presetNames: await sparePresets(t),
     spareKeyIds: await make.keys(5),
     registrationTokens,
     gitRemote,
@@ -359,6 +376,8 @@ async function refreshTargets(t: TestApp, f: Fixtures, id: string): Promise<void
   }
   if (id === 'revokeApiKey') f.spareKeyIds = await make.keys(5);
   // The fixture agent is in use by now (loops name it): deletes address agents nothing uses.
+  // Loops may name the fixture presets by now: deletes address presets nothing uses.
+  if (id === 'deletePreset') f.presetNames = await sparePresets(t);
   if (id === 'deleteCustomAgent') {
     f.customAgents = [];
     for (let i = 0; i < 5; i++) f.customAgents.push((await adminPost<{ agent: { slug: string } }>(t, '/orgs/acme/agents', { slug: `spare-${Date.now()}-${i}`, name: 'Spare', command: 'echo' })).agent.slug);
@@ -406,7 +425,9 @@ describe('the OpenAPI document states what clients need', () => {
         expect(operation.security, route).toBeUndefined(); // the document's: X-API-Key or Bearer
         // One scope, except the event stream (any read scope opens it: each event type needs its own)
         // and whoami (any valid credential of the organization, docs/mcp.md's drover mcp asks it).
-        expect(operation['x-required-scopes']?.length, route).toBe(route.endsWith('/events') ? 5 : route.endsWith('/auth/whoami') ? 0 : 1);
+        // GET /activity likewise; GET /users and /presets are for any credential (pickers).
+        const anyCredential = ['/auth/whoami', '/users', '/presets'].some((end) => route.endsWith(end));
+        expect(operation['x-required-scopes']?.length, route).toBe(route.endsWith('/events') || route.endsWith('/activity') ? 5 : anyCredential ? 0 : 1);
         for (const scope of operation['x-required-scopes']!) expect(scope, route).toMatch(/^(pods|tickets|channels|runners|repos|loops):(read|write)$/);
       } else expect(operation.security, route).toEqual([]);
     }

@@ -43,9 +43,11 @@ interface PodDetail {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const POD_KEY = /^[a-z0-9-]{1,64}$/;
-const LIST_KEYS = ['agent_slug', 'branch', 'created_at', 'key', 'prompt', 'queue_position', 'repository_id', 'result', 'runner_id', 'session_id', 'status', 'updated_at', 'usage'].sort();
+const LIST_KEYS = ['agent_slug', 'branch', 'created_at', 'created_by', 'key', 'prompt', 'queue_position', 'repository_id', 'result', 'runner_id', 'session_id', 'status', 'updated_at', 'usage'].sort();
 const DETAIL_KEYS = [
   ...LIST_KEYS,
+  'preset',
+  'runner_labels',
   'alias',
   'auto_close',
   'channel_id',
@@ -206,6 +208,9 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
         alias: null,
         parent_pod_key: null,
         env: {},
+        runner_labels: [],
+        preset: null,
+        created_by: { type: 'api_key', id: expect.any(Number), name: 'test' },
         error_message: null,
         exit_code: null,
         result: null,

@@ -166,8 +166,7 @@ describe.each(DATABASES)('repositories API on %s', (kind) => {
       ['http://git.internal:8080/acme/web.git', 'gitea'],
       ['ssh://git@github.com/acme/web.git', 'github'],
       ['git@github.com:acme/web.git', 'github'],
-      ['file:///srv/git/web.git', 'git'],
-      ['/srv/git/web.git', 'git'],
+      // Local paths and file:// URLs must name a git repository: people-hygiene.test.ts.
       ['ssh://git@host:2222/srv/web.git', 'git'],
     ])('accepts the clone URL %s for %s', async (url, provider) => {
       await register({ name: 'r', full_name: 'acme/web', provider, url, ...(provider === 'gitea' ? { api_base_url: 'https://gitea.example/api/v1' } : {}) });
@@ -429,8 +428,12 @@ describe.each(DATABASES)('repositories API on %s', (kind) => {
       expect(response.json()).toEqual({ branches: ['develop', 'feature/x', 'main'] });
     });
 
-    it('git: a path that is not a repository is 502', async () => {
-      const repo = await register({ name: 'local', full_name: 'acme/local', provider: 'git', url: path.join(tmp, 'missing.git') });
+    it('git: a path that is no longer a repository is 502', async () => {
+      // Registration checks the path (400 when it is no repository): this one goes away afterwards.
+      const gone = path.join(tmp, 'gone.git');
+      execFileSync('git', ['init', '--quiet', '--bare', gone]);
+      const repo = await register({ name: 'local', full_name: 'acme/local', provider: 'git', url: gone });
+      fs.rmSync(gone, { recursive: true, force: true });
       const response = await branches(repo.id);
       expect(response.statusCode).toBe(502);
       expect(response.json().code).toBe('PROVIDER_ERROR');

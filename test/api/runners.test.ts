@@ -289,10 +289,10 @@ describe.each(DATABASES)('runner endpoints on %s', (kind) => {
       expect(body).toMatchObject({ total: 7, limit: 50, offset: 0 });
       expect(body.pods.map((p) => p.key)).toEqual([...busyPods].reverse());
       for (const pod of body.pods) {
-        expect(Object.keys(pod).sort()).toEqual(['agent_slug', 'created_at', 'key', 'prompt', 'status']);
+        expect(Object.keys(pod).sort()).toEqual(['agent_slug', 'created_at', 'key', 'prompt', 'runner_id', 'status']);
         expect(pod.created_at).toMatch(ISO_MS);
       }
-      expect(body.pods[0]).toEqual({ key: busyPods[6], status: 'initializing', agent_slug: 'shell', prompt: 'busy 6', created_at: new Date(created + 66_000).toISOString() });
+      expect(body.pods[0]).toEqual({ key: busyPods[6], status: 'initializing', agent_slug: 'shell', prompt: 'busy 6', runner_id: ids.busy, created_at: new Date(created + 66_000).toISOString() });
     });
 
     it('filters by status (all statuses, ended ones included)', async () => {

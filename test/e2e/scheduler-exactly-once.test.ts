@@ -215,6 +215,7 @@ describePg('cron fires each slot exactly once across replicas (PostgreSQL only: 
           finished_at: start,
           error_message: 'held by the test',
           callback_status: 'none',
+          triggered_by: null,
           created_at: start,
           updated_at: start,
         });

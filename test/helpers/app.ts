@@ -57,6 +57,8 @@ export interface TestAppOptions {
   dashboard?: DashboardAssets;
   /** Concurrent streams per key and per organization (default: the app's, 20 and 500). */
   streamCaps?: StreamCaps;
+  /** Callback URLs may name private addresses (DROVER_WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate?: boolean;
 }
 
 export async function startTestApp(kind: DatabaseKind, options: TestAppOptions = {}): Promise<TestApp> {
@@ -79,6 +81,7 @@ export async function startTestApp(kind: DatabaseKind, options: TestAppOptions =
     quotas,
     dashboard: options.dashboard,
     streamCaps: options.streamCaps,
+    webhookAllowPrivate: options.webhookAllowPrivate,
   });
   // The app's own context: domain calls made by a test (revoking a key, say) reach the app as
   // they would from a route.

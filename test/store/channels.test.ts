@@ -84,7 +84,7 @@ describe.each(DATABASES)('channel store on %s', (kind: DatabaseKind) => {
 
   it('records sender types: api from an API key, system from the service; refuses archived channels and foreign pods', async () => {
     const channel = await createChannel(ctx, org.id, { name: 'senders' });
-    const principal: Principal = { kind: 'api_key', keyId: 1, org, scopes: ['channels:write'] };
+    const principal: Principal = { kind: 'api_key', keyId: 1, keyName: 'k', user: null, org, scopes: ['channels:write'] };
     const api = await postMessage(ctx, principal, channel.id, { content: 'hello' });
     expect(api).toMatchObject({ sender_type: 'api', pod_key: null, channel_id: channel.id, org_id: org.id });
     await expect(postMessage(ctx, principal, channel.id, { content: 'x', pod_key: 'p-1' })).rejects.toMatchObject({

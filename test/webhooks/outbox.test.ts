@@ -347,7 +347,8 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     expect(await sender.runOnce()).toBe(cases.length);
     for (const [i, [, message]] of cases.entries()) {
       const r = await t.row(ids[i]);
-      expect(r).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, next_attempt_at: T0 + 5_000 });
+      // Refused is final: the guard would refuse it again on every retry (docs/api.md, "Callbacks and repositories").
+      expect(r).toMatchObject({ status: 'failed', attempts: 1, last_status_code: null, next_attempt_at: T0 });
       expect(r.last_error).toMatch(message);
       expect(r.last_error).toMatch(/DROVER_WEBHOOK_ALLOW_PRIVATE=true/);
     }
@@ -358,10 +359,13 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     // not listening here; only the loopback ones are sent to).
     t.clock.now += 5_000;
     const allowed = t.sender({ allowPrivate: true, timeoutMs: 300 });
+    expect(await allowed.runOnce()).toBe(0); // the refused ones are not retried
+    const again: string[] = [];
+    for (const [url] of cases) again.push(await t.enqueue(url));
     expect(await allowed.runOnce()).toBe(cases.length);
-    expect(v4.hits.map((h) => h.webhookId).sort()).toEqual([ids[0], ids[4]].sort());
-    expect(v6.hits.map((h) => h.webhookId)).toEqual([ids[3]]);
-    for (const i of [0, 3, 4]) expect((await t.row(ids[i])).status).toBe('delivered');
+    expect(v4.hits.map((h) => h.webhookId).sort()).toEqual([again[0], again[4]].sort());
+    expect(v6.hits.map((h) => h.webhookId)).toEqual([again[3]]);
+    for (const i of [0, 3, 4]) expect((await t.row(again[i])).status).toBe('delivered');
   });
 
   it.skipIf(kind !== 'postgres')('two senders on one PostgreSQL database deliver each of 20 due deliveries exactly once', async () => {

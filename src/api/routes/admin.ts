@@ -20,6 +20,7 @@ const presentKey = (key: ApiKeyRow) => ({
   expires_at: isoOrNull(key.expires_at),
   last_used_at: isoOrNull(key.last_used_at),
   revoked_at: isoOrNull(key.revoked_at),
+  user_id: key.user_id === null ? null : Number(key.user_id),
   created_at: iso(key.created_at),
 });
 
@@ -123,7 +124,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           tags,
           security,
           operationId: 'deleteUser',
-          summary: 'Delete a user; the tickets assigned to them become unassigned',
+          summary: 'Delete a user; the tickets assigned to them become unassigned, their API keys revoked',
           params: s.AdminIdParams,
           response: { 200: MessageBody, ...errorResponses() },
         },

@@ -29,7 +29,7 @@ export interface EventRouteOptions {
 }
 
 /** The types asked for (all the key may receive when none), or 400 / 403. */
-function chosenTypes(raw: string | undefined, scopes: readonly string[]): Set<EventType> {
+export function chosenTypes(raw: string | undefined, scopes: readonly string[]): Set<EventType> {
   if (raw === undefined) return new Set(EVENT_TYPES.filter((type) => grants(scopes, EVENT_SCOPES[type])));
   const names = raw.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
   if (names.length === 0) throw invalid('types', 'must name at least one event type');

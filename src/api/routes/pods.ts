@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
 import { podListItem, podView } from '../../domain/pods/view.ts';
 import * as service from '../../domain/pods/service.ts';
+import { canonicalSlug } from '../../domain/tickets/model.ts';
 import { readTranscript } from '../../domain/pods/transcript.ts';
 import { readPatch } from '../../domain/deliveries/service.ts';
 import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
@@ -22,7 +23,16 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       async (request) => {
         const limit = clampLimit(request.query.limit ?? 20, 100);
         const offset = request.query.offset ?? 0;
-        const { rows, total, positions } = await service.listPods(ctx, request.principal.org.id, { status: request.query.status }, { limit, offset });
+        const { status, ticket_slug, repository_id, agent_slug, runner_id, created_after } = request.query;
+        const filter = {
+          status,
+          ticketSlug: ticket_slug === undefined ? undefined : canonicalSlug(ticket_slug),
+          repositoryId: repository_id,
+          agentSlug: agent_slug,
+          runnerId: runner_id,
+          createdAfter: created_after === undefined ? undefined : Date.parse(created_after),
+        };
+        const { rows, total, positions } = await service.listPods(ctx, request.principal.org.id, filter, { limit, offset });
         return { pods: rows.map((pod) => podListItem(pod, positions.get(pod.id) ?? null)), total, limit, offset };
       },
     );

@@ -39,7 +39,7 @@ export const runnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         const offset = request.query.offset ?? 0;
         const { rows, total } = await service.runnerPods(ctx, request.principal.org.id, request.params.id, { status: request.query.status }, { limit, offset });
         return {
-          pods: rows.map((p) => ({ key: p.key, status: p.status, agent_slug: p.agent_slug, prompt: p.prompt, created_at: iso(p.created_at) })),
+          pods: rows.map((p) => ({ key: p.key, status: p.status, agent_slug: p.agent_slug, runner_id: p.runner_id, prompt: p.prompt, created_at: iso(p.created_at) })),
           total,
           limit,
           offset,

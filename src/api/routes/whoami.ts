@@ -10,6 +10,7 @@ const Principal = Type.Object(
     }),
     api_key_id: Nullable(Type.Integer({ description: 'the API key, null for a pod token' })),
     pod_key: Nullable(Type.String({ description: 'the pod whose token this is, null for an API key' })),
+    user: Nullable(Type.Object({ id: Type.Integer(), name: Type.String() }, { description: 'the person the API key belongs to; null for a key of no one and for a pod token' })),
   },
   { additionalProperties: false },
 );
@@ -37,6 +38,7 @@ export const whoamiRoutes = (): FastifyPluginAsyncTypebox =>
             scopes: [...p.scopes],
             api_key_id: p.kind === 'api_key' ? p.keyId : null,
             pod_key: p.kind === 'pod' ? p.podKey : null,
+            user: p.kind === 'api_key' ? p.user : null,
           },
         };
       },

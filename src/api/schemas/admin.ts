@@ -34,6 +34,7 @@ export const ApiKey = Type.Object(
     expires_at: Nullable(Timestamp),
     last_used_at: Nullable(Timestamp),
     revoked_at: Nullable(Timestamp),
+    user_id: Nullable(Type.Integer({ description: 'the person the key belongs to (what they do with it names them); null: no one' })),
     created_at: Timestamp,
   },
   { $id: 'ApiKey' },
@@ -43,6 +44,7 @@ export const CreateApiKeyBody = Type.Object(
     name: Text({ minLength: 1, maxLength: 255 }),
     scopes: Type.Array(ScopeName, { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
     expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+    user_id: Type.Optional(Id),
   },
   { additionalProperties: false },
 );

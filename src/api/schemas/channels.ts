@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { CHANNEL_LIST_LIMIT, CHANNEL_NAME_MAX, CHANNEL_NAME_MIN, MAX_CONTENT, MAX_DESCRIPTION, MAX_DOCUMENT, MESSAGE_LIMIT } from '../../domain/channels/model.ts';
 import { SENDER_TYPES } from '../../protocol/enums.ts';
-import { Limit, NonBlank, Nullable, OrgParams, QueryBoolean, Text, Timestamp } from './common.ts';
+import { ActorOrNull, Limit, NonBlank, Nullable, OrgParams, QueryBoolean, Text, Timestamp } from './common.ts';
 
 /** Ids bounded to what a JSON number holds exactly, so a huge id is a 400 rather than a database error. */
 const RowId = (description?: string) =>
@@ -40,7 +40,8 @@ export const ChannelMessage = Type.Object(
     id: Type.Integer(),
     channel_id: Type.Integer(),
     content: Type.String(),
-    sender_type: Type.Enum(SENDER_TYPES, { description: 'api: an API key; agent: a pod token; system: the service itself' }),
+    sender_type: Type.Enum(SENDER_TYPES, { description: "api: an API key of no one; user: a person's API key; agent: a pod token; system: the service itself" }),
+    sender: ActorOrNull,
     pod_key: Nullable(Type.String()),
     created_at: Timestamp,
   },

@@ -124,3 +124,26 @@ export const isTrue = (value: string | undefined): boolean => value === 'true' |
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+/** Who made a change (docs/api.md, "Actors and activity"). */
+export const Actor = Type.Object(
+  {
+    type: Type.Enum(['user', 'api_key', 'pod', 'loop', 'admin', 'system'], {
+      description: 'user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself',
+    }),
+    id: Type.Union([Type.Integer(), Type.String(), Type.Null()], { description: "the user's or key's id, the pod's key, the loop's slug; null for admin and system" }),
+    name: Type.String({ description: 'the name at the time of the change' }),
+  },
+  { additionalProperties: false },
+);
+/** An actor column: null on what was written before actors were recorded. */
+export const ActorOrNull = Nullable(Actor);
+
+/** Placement by labels (docs/runners.md): only runners carrying every one qualify. */
+export const RunnerLabels = Type.Array(Text({ minLength: 1, maxLength: 100 }), {
+  maxItems: 20,
+  uniqueItems: true,
+  description: 'only runners carrying all of these labels run it; none carrying them with the agent: 503',
+});
+/** A preset's name (GET /presets): its agent and agentfile lines, this one's own lines on top. */
+export const PresetName = Type.String({ pattern: '^[a-z0-9][a-z0-9._-]{0,62}$', description: 'a preset of the organization (lower-case letters, digits, . _ -; up to 63)' });

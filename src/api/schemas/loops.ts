@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { MAX_VARIABLES_DEPTH, SLUG_PATTERN } from '../../domain/loops/model.ts';
 import { CONCURRENCY_POLICIES, EXECUTION_MODES, RUN_STATUSES, SANDBOX_STRATEGIES } from '../../protocol/enums.ts';
 import { CRON_PATTERN, TIMEZONE_PATTERN, expressionProblem, timezoneProblem } from '../../domain/loops/schedule.ts';
-import { Id, Limit, NO_NUL, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
+import { ActorOrNull, Id, Limit, NO_NUL, PresetName, RunnerLabels, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 import { resultFields } from './pods.ts';
 import { deliveryField } from './deliveries.ts';
 
@@ -109,6 +109,8 @@ export const CreateLoopBody = Type.Object(
     callback_url: Type.Optional(fields.callback_url),
     autopilot_config: Type.Optional(fields.autopilot_config),
     agentfile_layer: Type.Optional(fields.agentfile_layer),
+    runner_labels: Type.Optional(RunnerLabels),
+    preset: Type.Optional(PresetName),
     budget_usd_per_day: Type.Optional(Nullable(fields.budget_usd_per_day)),
   },
   { additionalProperties: false, not: { required: ['agent_slug', 'custom_agent_slug'] }, description: AGENT_RULE },
@@ -137,6 +139,8 @@ export const UpdateLoopBody = Type.Object(
     callback_url: Type.Optional(Nullable(CallbackUrl)),
     autopilot_config: Type.Optional(AutopilotConfig),
     agentfile_layer: Type.Optional(Nullable(fields.agentfile_layer)),
+    runner_labels: Type.Optional(RunnerLabels),
+    preset: Type.Optional(Nullable(PresetName)),
     budget_usd_per_day: Type.Optional(Nullable(fields.budget_usd_per_day)),
   },
   {
@@ -177,6 +181,8 @@ export const Loop = Type.Object(
     callback_secret: Type.Optional(Type.String({ description: 'only for keys holding loops:write' })),
     autopilot_config: Type.Object({ max_iterations: Type.Integer(), iteration_timeout_sec: Type.Integer() }),
     agentfile_layer: Nullable(Type.String({ description: "the agentfile every run's pod gets; null when none" })),
+    runner_labels: Type.Array(Type.String(), { description: 'only runners carrying all of these run its pods' }),
+    preset: Nullable(Type.String({ description: "the preset its runs start from (its agent and lines, the loop's own lines on top)" })),
     budget_usd_per_day: Nullable(Type.Number({ description: 'US dollars a day its runs may spend; null: no budget' })),
     spent_usd_today: Type.Number({ description: 'what its runs spent on model calls today (UTC)' }),
     status: Type.Enum(['enabled', 'disabled']),
@@ -214,6 +220,7 @@ export const Run = Type.Object(
     ...resultFields,
     ...deliveryField,
     callback_status: Type.Enum(['none', 'pending', 'delivered', 'failed']),
+    triggered_by: ActorOrNull,
     created_at: Timestamp,
     updated_at: Timestamp,
   },

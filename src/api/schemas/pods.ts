@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { POD_STATUSES } from '../../protocol/enums.ts';
 import { deliveryField } from './deliveries.ts';
-import { Id, Limit, Nullable, Offset, OrgParams, Text, Timestamp } from './common.ts';
+import { ActorOrNull, Id, Limit, Nullable, Offset, OrgParams, PresetName, RunnerLabels, Text, Timestamp } from './common.ts';
 
 export const PodStatus = Type.Enum(POD_STATUSES);
 export const PodKey = Text({ minLength: 1, maxLength: 64 });
@@ -37,6 +37,7 @@ const listFields = {
   queue_position: Nullable(
     Type.Integer({ minimum: 1, description: "while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise" }),
   ),
+  created_by: ActorOrNull,
   created_at: Timestamp,
   updated_at: Timestamp,
 };
@@ -63,6 +64,8 @@ export const Pod = Type.Object(
       },
       { description: 'what the pod may reach beyond its sandbox' },
     ),
+    runner_labels: Type.Array(Type.String(), { description: 'only runners carrying all of these could take it' }),
+    preset: Nullable(Type.String({ description: 'the preset it was made from' })),
     limits: Type.Object(
       {
         memory_mb: Nullable(Type.Integer()),
@@ -81,13 +84,15 @@ export const Pod = Type.Object(
   { $id: 'Pod' },
 );
 export const RunnerPodItem = Type.Object(
-  { key: Type.String(), status: PodStatus, agent_slug: Type.String(), prompt: Type.String(), created_at: Timestamp },
+  { key: Type.String(), status: PodStatus, agent_slug: Type.String(), runner_id: Nullable(Type.Integer()), prompt: Type.String(), created_at: Timestamp },
   { $id: 'RunnerPodItem' },
 );
 
 export const CreatePodBody = Type.Object(
   {
-    agent_slug: Text({ minLength: 1, maxLength: 100, description: 'a built-in agent or a custom agent of the organization (400 otherwise)' }),
+    agent_slug: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'a built-in agent or a custom agent of the organization (400 otherwise); or give preset' })),
+    preset: Type.Optional(PresetName),
+    runner_labels: Type.Optional(RunnerLabels),
     agentfile_layer: Type.Optional(
       Text({ maxLength: 64 * 1024, description: 'PROMPT, MODE, CONFIG, REPO, BRANCH, CREDENTIAL, ENV and ALLOW directives, one a line; a bad line is 400 naming it' }),
     ),
@@ -103,7 +108,16 @@ export const CreatedPod = Type.Object({
 });
 
 export const ListPodsQuery = Type.Object(
-  { status: Type.Optional(PodStatus), limit: Type.Optional(Limit(20, 100)), offset: Type.Optional(Offset) },
+  {
+    status: Type.Optional(PodStatus),
+    ticket_slug: Type.Optional(Text({ minLength: 1, maxLength: 80, description: "only that ticket's pods" })),
+    repository_id: Type.Optional(Id),
+    agent_slug: Type.Optional(Text({ minLength: 1, maxLength: 100 })),
+    runner_id: Type.Optional(Id),
+    created_after: Type.Optional(Type.String({ format: 'date-time', description: 'only pods created after this time' })),
+    limit: Type.Optional(Limit(20, 100)),
+    offset: Type.Optional(Offset),
+  },
   { additionalProperties: false },
 );
 export const RunnerPodsQuery = Type.Object(

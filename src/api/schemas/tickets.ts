@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { MAX_LABEL_LENGTH, MAX_LABELS } from '../../domain/tickets/model.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../protocol/enums.ts';
-import { Id, Limit, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
+import { ActorOrNull, Id, Limit, NonBlank, Nullable, Offset, OrgParams, Text, Timestamp, explainedPattern } from './common.ts';
 
 export const TicketType = Type.Enum(TICKET_TYPES);
 export const TicketStatus = Type.Enum(TICKET_STATUSES);
@@ -37,7 +37,13 @@ const listFields = {
 };
 
 export const TicketListItem = Type.Object(listFields, { $id: 'TicketListItem' });
-const detailFields = { ...listFields, description: Nullable(Type.String()), parent_slug: Nullable(Type.String()) };
+const detailFields = {
+  ...listFields,
+  description: Nullable(Type.String()),
+  parent_slug: Nullable(Type.String()),
+  created_by: ActorOrNull,
+  updated_by: ActorOrNull,
+};
 export const Ticket = Type.Object(detailFields, { $id: 'Ticket' });
 export const BoardTicket = Type.Object(
   {

@@ -60,9 +60,12 @@ export async function requireOrg(db: Executor, slug: string): Promise<OrgRow> {
 export async function createApiKey(
   ctx: DomainContext,
   orgSlug: string,
-  input: { name: string; scopes: Scope[]; expires_at?: string },
+  input: { name: string; scopes: Scope[]; expires_at?: string; user_id?: number },
 ): Promise<{ apiKey: ApiKeyRow; key: string }> {
   const org = await requireOrg(ctx.store.db, orgSlug);
+  if (input.user_id !== undefined && !(await users.userExists(ctx.store.db, org.id, input.user_id))) {
+    throw invalid('/user_id', 'must be the id of a user of this organization');
+  }
   return issueApiKey(ctx, ctx.store.db, org.id, input);
 }
 
@@ -70,7 +73,7 @@ export async function issueApiKey(
   ctx: DomainContext,
   db: Executor,
   orgId: number,
-  input: { name: string; scopes: readonly Scope[]; expires_at?: string },
+  input: { name: string; scopes: readonly Scope[]; expires_at?: string; user_id?: number },
 ): Promise<{ apiKey: ApiKeyRow; key: string }> {
   let expiresAt: number | null = null;
   if (input.expires_at !== undefined) {
@@ -86,6 +89,7 @@ export async function issueApiKey(
     key_hash: hashSecret(key),
     scopes: JSON.stringify([...new Set(input.scopes)].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b))),
     expires_at: expiresAt,
+    user_id: input.user_id ?? null,
     created_at: ctx.now(),
   });
   return { apiKey, key };
@@ -125,6 +129,8 @@ export async function updateUser(ctx: DomainContext, orgSlug: string, id: number
   try {
     const user = await users.updateUser(ctx.store.db, org.id, id, { ...input, ...(input.email !== undefined ? { email: input.email.toLowerCase() } : {}) });
     if (!user) throw notFound('user');
+    // Keys of the user carry their name: this replica reads them again (others within KEY_CACHE_MS).
+    ctx.orgChanged?.(org.id);
     return user;
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', `a user with email ${input.email} already exists`);
@@ -138,9 +144,14 @@ export async function deleteUser(ctx: DomainContext, orgSlug: string, id: number
   return ctx.store.transaction(async (trx) => {
     if (!(await users.findUser(trx, org.id, id))) throw notFound('user');
     const unassigned = await unassignUser(trx, org.id, id, ctx.now());
+    // A person who is gone no longer acts: their keys stop working with them (docs/api.md, "Keys belong to people").
+    const revoked = await apiKeys.revokeUserApiKeys(trx, org.id, id, ctx.now());
     await users.deleteUser(trx, org.id, id);
     await recordTicketsUpdated(ctx, trx, org.id, unassigned);
-    return { unassigned: unassigned.length };
+    return { unassigned: unassigned.length, revoked };
+  }).then(({ unassigned, revoked }) => {
+    for (const keyId of revoked) ctx.apiKeyRevoked?.(keyId);
+    return { unassigned };
   });
 }
 

@@ -9,7 +9,15 @@ import { hashSecret, keyPrefix, looksLikeApiKey, sameHash } from './keys.ts';
 
 /** Who is calling: an API key or a pod's token, its organization and what it may do. */
 export type Principal =
-  | { readonly kind: 'api_key'; readonly keyId: number; readonly org: OrgRow; readonly scopes: readonly string[] }
+  | {
+      readonly kind: 'api_key';
+      readonly keyId: number;
+      readonly keyName: string;
+      /** The person the key belongs to, if any. */
+      readonly user: { readonly id: number; readonly name: string } | null;
+      readonly org: OrgRow;
+      readonly scopes: readonly string[];
+    }
   | {
       readonly kind: 'pod';
       /** Negative pod id: pod tokens share the per-caller tables (rate limit, idempotency) with keys. */
@@ -68,6 +76,8 @@ export class Authenticator {
     const principal: Principal = {
       kind: 'api_key',
       keyId: key.id,
+      keyName: key.name,
+      user: key.user_id !== null && key.user_name !== null ? { id: Number(key.user_id), name: key.user_name } : null,
       org: { id: key.org_id, slug: key.org_slug, name: key.org_name, ticket_prefix: key.org_ticket_prefix, created_at: key.org_created_at },
       scopes: JSON.parse(key.scopes) as string[],
     };

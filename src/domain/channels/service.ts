@@ -8,6 +8,7 @@ import type { ChannelMessageRow, ChannelRow, ChannelUpdate } from '../../store/s
 import { findTicketBySlug } from '../../store/tickets.ts';
 import type { Principal } from '../auth/authenticate.ts';
 import { recordEvent } from '../../events/writer.ts';
+import { SYSTEM_ACTOR, actorJson, currentActor } from '../../events/actor.ts';
 import type { DomainContext } from '../context.ts';
 import { channelView, messageView } from './view.ts';
 import { canonicalSlug } from '../tickets/model.ts';
@@ -151,7 +152,7 @@ async function authorOf(db: Executor, principal: Principal, podKey: string | und
       if (podKey !== undefined && !(await podBelongsToOrg(db, principal.org.id, podKey))) {
         throw invalid('/pod_key', 'must be a pod of this organization');
       }
-      return { senderType: 'api', podKey: podKey ?? null };
+      return { senderType: principal.user ? 'user' : 'api', podKey: podKey ?? null };
     case 'pod':
       if (podKey !== undefined && podKey !== principal.podKey) {
         throw invalid('/pod_key', "must be omitted or be the calling pod's own key");
@@ -209,6 +210,7 @@ async function appendMessage(
       content,
       sender_type: author.senderType,
       pod_key: author.podKey,
+      sender: actorJson(author.senderType === 'system' ? SYSTEM_ACTOR : currentActor()),
       created_at: ctx.now(),
     });
     await recordEvent(ctx, trx, orgId, 'message.created', messageView(message), { channel_id: channel.id, pod_key: message.pod_key, ticket_slug: channel.ticket_slug });

@@ -1,3 +1,4 @@
+import { parseActor } from '../../events/actor.ts';
 import type { ChannelListRow } from '../../store/channels.ts';
 import type { ChannelMessageRow, ChannelRow } from '../../store/schema.ts';
 import { iso } from '../iso.ts';
@@ -23,6 +24,7 @@ export const messageView = (row: ChannelMessageRow) => ({
   channel_id: row.channel_id,
   content: row.content,
   sender_type: row.sender_type,
+  sender: parseActor(row.sender),
   pod_key: row.pod_key,
   created_at: iso(row.created_at),
 });

@@ -5,6 +5,7 @@ import * as loops from '../../store/loops.ts';
 import { carryOut } from './run-flow.ts';
 import type { AfterCommit } from './run-records.ts';
 import { recordRun } from './runs.ts';
+import { actingAs, scheduleActor } from '../../events/actor.ts';
 import { latestSlotAtOrBefore, nextRunAt } from './schedule.ts';
 
 /**
@@ -65,7 +66,8 @@ async function firePass(ctx: DomainContext, options: FireOptions, batch: number,
         // no loop would fire until this one's latest slot changes. The claim locks the loop row,
         // so no other replica can record this slot meanwhile.
         if (await runs.hasRunForSlot(trx, loop.id, slot)) continue;
-        await recordRun(trx, ctx, loop.id, { type: 'cron', scheduledAt: slot }, after);
+        // The run and its events are the loop's schedule's doing (docs/api.md, "Actors and activity").
+        await actingAs(scheduleActor(loop), () => recordRun(trx, ctx, loop.id, { type: 'cron', scheduledAt: slot }, after));
         fired++;
       }
     });

@@ -28,6 +28,10 @@ export interface LoopFields {
   autopilot_config: { max_iterations: number; iteration_timeout_sec: number };
   /** The agentfile every run's pod gets (docs/agents.md); null: none. */
   agentfile_layer: string | null;
+  /** Only runners carrying all of these run the loop's pods (runners/labels.ts). */
+  runner_labels: string[];
+  /** The preset whose agent and lines runs start from (presets/apply.ts); null: none. */
+  preset: string | null;
   /** US dollars a day (UTC) its runs may spend on model calls; null: no budget (docs/agents.md "Budgets"). */
   budget_usd_per_day: number | null;
 }

@@ -2,6 +2,7 @@ import type { Executor } from '../../store/db.ts';
 import { podResultsByKeys, type PodResultsRow } from '../../store/pods.ts';
 import type { LoopRunRow } from '../../store/schema-loops.ts';
 import { podResultsView } from '../pods/results.ts';
+import { parseActor } from '../../events/actor.ts';
 import { parseDelivery } from '../deliveries/model.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -32,6 +33,7 @@ export function runRecord(run: LoopRunRow, loopSlug: string, pod: PodResultsRow 
     // What its pod did with the work (docs/agents.md "Getting the work back"); a persistent loop's run delivers what it added.
     delivery: run.pod_key === null || !pod ? null : parseDelivery(pod.delivery),
     callback_status: run.callback_status,
+    triggered_by: parseActor(run.triggered_by),
     created_at: new Date(run.created_at).toISOString(),
     updated_at: new Date(run.updated_at).toISOString(),
   };

@@ -8,6 +8,8 @@ import type { DomainContext } from '../context.ts';
 import { launchPods, type LaunchRequest } from '../pods/launch.ts';
 import { terminatePod } from '../pods/service.ts';
 import { loopLayer } from './agentfile.ts';
+import { storedLabels } from '../runners/labels.ts';
+import { loopPresets, withLoopPreset } from '../presets/loops.ts';
 import { type AfterCommit, finishRun, promoteQueued, attachPodWithEvent } from './run-records.ts';
 
 /**
@@ -80,7 +82,8 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
   for (const [orgId, group] of byOrg) {
     const org = await findOrgById(db, orgId);
     if (!org) continue;
-    const pods = await launchPods(ctx, org, group.map(({ run, loop }) => launchRequest(run, loop)));
+    const presets = await loopPresets(db, orgId, group.map(({ loop }) => loop));
+    const pods = await launchPods(ctx, org, group.map(({ run, loop }) => withLoopPreset(launchRequest(run, loop), loop, presets)));
     for (const [i, { run, loop }] of group.entries()) await settleStart(ctx, run, loop, pods[i]);
   }
 }
@@ -93,7 +96,12 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
 function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
   const persistent = loop.sandbox_strategy === 'persistent';
   return {
-    input: { agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code', runner_id: loop.runner_id ?? undefined },
+    input: {
+      agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code',
+      runner_id: loop.runner_id ?? undefined,
+      runner_labels: storedLabels(loop.runner_labels),
+      preset: loop.preset ?? undefined,
+    },
     ...layerFor(loop, run.resolved_prompt ?? ''),
     extras: {
       persistentKey: persistent ? `loop-${loop.id}` : null,
@@ -101,6 +109,7 @@ function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
       resumeSessionId: persistent && loop.session_persistence ? loop.last_session_id : null,
       preferRunnerId: persistent ? loop.sandbox_runner_id : null,
       loopRunId: run.id,
+      createdBy: run.triggered_by,
     },
   };
 }

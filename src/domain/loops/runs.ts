@@ -5,6 +5,7 @@ import * as loops from '../../store/loops.ts';
 import type { LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { recordRunEvent } from './events.ts';
+import { actorJson, currentActor, scheduleActor } from '../../events/actor.ts';
 import { announceRunEnd } from './callbacks.ts';
 import { MAX_QUEUED_RUNS, SLOT_RUN_STATUSES } from './model.ts';
 import { missingVariablesError, renderTemplate } from './template.ts';
@@ -86,6 +87,7 @@ export async function recordRun(
     finished_at: final ? now : null,
     error_message: errorMessage,
     callback_status: status === 'failed' && loop.callback_url ? 'pending' : 'none',
+    triggered_by: actorJson(trigger.type === 'cron' ? scheduleActor(loop) : currentActor()),
     created_at: now,
     updated_at: now,
   });

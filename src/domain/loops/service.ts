@@ -16,6 +16,9 @@ import { fits } from '../quotas/model.ts';
 import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { generateWebhookSecret } from '../webhooks/signing.ts';
 import { checkLoopLayer } from './agentfile.ts';
+import { callbackGuardProblem } from '../webhooks/callback-check.ts';
+import { labelsColumn } from '../runners/labels.ts';
+import { applyLoopPreset } from '../presets/apply.ts';
 import { type LoopFields, DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
 import { cancelRuns } from './run-follow.ts';
 import { startQueuedRuns, triggerRun } from './runs.ts';
@@ -50,7 +53,7 @@ async function checkFields(ctx: DomainContext, orgId: number, fields: LoopFields
     throw invalid('/runner_id', 'must be the id of a runner of this organization');
   }
   if (fields.callback_url !== null) {
-    const problem = callbackUrlProblem(fields.callback_url);
+    const problem = callbackUrlProblem(fields.callback_url) ?? (await callbackGuardProblem(fields.callback_url, ctx.webhookAllowPrivate ?? false));
     if (problem) throw invalid('/callback_url', problem);
   }
   // Checked like an agentfile BRANCH: a name git (and the runner) would refuse fails at the door, not in every run.
@@ -84,6 +87,8 @@ function columns(fields: LoopFields): Omit<LoopsTable, 'id' | 'org_id' | 'slug' 
     callback_url: fields.callback_url,
     autopilot_config: JSON.stringify(fields.autopilot_config),
     agentfile_layer: fields.agentfile_layer,
+    runner_labels: labelsColumn(fields.runner_labels),
+    preset: fields.preset,
     budget_usd_per_day: fields.budget_usd_per_day,
   };
 }
@@ -115,8 +120,11 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     callback_url: input.callback_url ?? null,
     autopilot_config: { ...DEFAULT_AUTOPILOT_CONFIG, ...(input.autopilot_config ?? {}) },
     agentfile_layer: input.agentfile_layer || null,
+    runner_labels: input.runner_labels ?? [],
+    preset: input.preset ?? null,
     budget_usd_per_day: input.budget_usd_per_day ?? null,
   };
+  await applyLoopPreset(ctx.store.db, orgId, fields, input);
   await checkFields(ctx, orgId, fields);
   if (!ctx.secrets) throw new Error('creating loops needs the secret box (callback secrets are stored encrypted)');
   const now = ctx.now();
@@ -166,6 +174,7 @@ export async function updateLoop(ctx: DomainContext, orgId: number, slug: string
   if (input.agent_slug != null && input.custom_agent_slug === undefined) fields.custom_agent_slug = null;
   if (input.custom_agent_slug != null && input.agent_slug === undefined) fields.agent_slug = null;
   if (fields.agent_slug === null && fields.custom_agent_slug === null) fields.agent_slug = ctx.defaultAgent ?? 'claude-code';
+  if (input.preset !== undefined || input.agent_slug !== undefined || input.custom_agent_slug !== undefined) await applyLoopPreset(ctx.store.db, orgId, fields, input);
   await checkFields(ctx, orgId, fields);
   const now = ctx.now();
   const cronChanged = fields.cron_expression !== current.cron_expression || fields.cron_timezone !== current.cron_timezone;

@@ -1,6 +1,7 @@
 import type { LoopStats } from '../../store/loops.ts';
 import type { LoopRow } from '../../store/schema-loops.ts';
 import { iso, isoOrNull } from '../iso.ts';
+import { storedLabels } from '../runners/labels.ts';
 import type { LoopFields } from './model.ts';
 
 const NO_STATS: LoopStats = { total_runs: 0, successful_runs: 0, failed_runs: 0, cancelled_runs: 0, active_run_count: 0, last_run_at: null, total_cost_usd: null, spent_usd_today: 0 };
@@ -28,6 +29,8 @@ export function loopFields(loop: LoopRow): LoopFields {
     callback_url: loop.callback_url,
     autopilot_config: JSON.parse(loop.autopilot_config) as LoopFields['autopilot_config'],
     agentfile_layer: loop.agentfile_layer,
+    runner_labels: storedLabels(loop.runner_labels),
+    preset: loop.preset,
     budget_usd_per_day: loop.budget_usd_per_day,
   };
 }

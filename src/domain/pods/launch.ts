@@ -18,6 +18,8 @@ import { fits } from '../quotas/model.ts';
 import { orgQuotas, quotaExceeded } from '../quotas/service.ts';
 import { capacityProblem, hasAgent, isAvailable, pickRunnerPreferring, queueProblem } from '../runners/selection.ts';
 import { placeQueued, wakePlaced } from './queue.ts';
+import { carriesLabels, labelled, labelsColumn } from '../runners/labels.ts';
+import { actorJson } from '../../events/actor.ts';
 import { checkFanOut } from './spawn.ts';
 import { canonicalSlug } from '../tickets/model.ts';
 import type { AgentfileLayer, AgentfileLines } from './agentfile.ts';
@@ -35,6 +37,10 @@ export interface PodInput {
   runner_id?: number;
   ticket_slug?: string;
   alias?: string;
+  /** Only runners carrying all of these qualify (runners/labels.ts). */
+  runner_labels?: string[];
+  /** The preset the pod was made from, recorded on it (its agent and lines are already merged in). */
+  preset?: string;
 }
 
 /** What loops add on top of the API's fields. */
@@ -47,6 +53,8 @@ export interface PodExtras {
   loopRunId?: number | null;
   /** The pod whose token spawns this one (docs/mcp.md): recorded as parent_pod_key; its channel and ticket are inherited unless given. */
   parent?: PodRow | null;
+  /** Who the pod is created for (a loop run's trigger), JSON actor; default: the current actor. */
+  createdBy?: string | null;
 }
 
 export interface LaunchRequest {
@@ -112,7 +120,7 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
         }
         children.set(pod.parent_pod_key, pending + 1);
       }
-      const found = place(candidates, input.agent_slug, input.runner_id, extras?.preferRunnerId ?? null, now);
+      const found = place(candidates, input, extras?.preferRunnerId ?? null, now);
       const runner = found instanceof AppError || fits(limits.max_active_pods, active) ? found : 'queued';
       if (runner instanceof AppError) {
         placed.push(runner);
@@ -220,6 +228,9 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     channel_id: channelId,
     alias: input.alias ?? null,
     parent_pod_key: parent?.key ?? null,
+    created_by: extras.createdBy ?? actorJson(),
+    runner_labels: labelsColumn(input.runner_labels),
+    preset: input.preset ?? null,
     credentials: JSON.stringify(layer.credentials),
     token_prefix: token.slice(0, POD_TOKEN_PREFIX_LENGTH),
     token_hash: hashSecret(token),
@@ -244,16 +255,13 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
  * 409 when it is offline, draining, silent or lacks the agent. Otherwise: 503 only when no runner of
  * the org has the agent at all (every runner counts for a custom agent, which none can advertise).
  */
-function place(
-  candidates: RunnerWithCount[],
-  agentSlug: string,
-  runnerId: number | undefined,
-  preferRunnerId: number | null,
-  now: number,
-): RunnerWithCount | 'queued' | AppError {
+function place(all: RunnerWithCount[], input: PodInput, preferRunnerId: number | null, now: number): RunnerWithCount | 'queued' | AppError {
+  const { agent_slug: agentSlug, runner_id: runnerId, runner_labels: wanted = [] } = input;
+  const candidates = labelled(all, wanted);
   if (runnerId !== undefined) {
-    const runner = candidates.find((r) => r.id === runnerId);
+    const runner = all.find((r) => r.id === runnerId);
     if (!runner) return invalid('/runner_id', 'must be the id of a runner of this organization');
+    if (!carriesLabels(runner, wanted)) return new AppError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot take this pod: it does not carry the labels ${wanted.join(', ')}`);
     const why = queueProblem(runner, agentSlug, now);
     if (why !== null) return new AppError('RUNNER_UNAVAILABLE', `runner ${runnerId} cannot take this pod: ${why}`);
     return isAvailable(runner, agentSlug, now) === null ? runner : 'queued';
@@ -261,6 +269,9 @@ function place(
   const runner = pickRunnerPreferring(candidates, agentSlug, preferRunnerId, now);
   if (runner) return runner;
   if (candidates.some((r) => hasAgent(r, agentSlug))) return 'queued';
+  if (wanted.length > 0) {
+    return new AppError('NO_AVAILABLE_RUNNER', `no runner of this organization carrying the labels ${wanted.join(', ')} has the agent "${agentSlug}"`);
+  }
   return new AppError('NO_AVAILABLE_RUNNER', `no runner of this organization has the agent "${agentSlug}"`);
 }
 

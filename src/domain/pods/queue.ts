@@ -21,6 +21,7 @@ import type { DomainContext } from '../context.ts';
 import { orgQuotas } from '../quotas/service.ts';
 import { capacityProblem, isAvailable, pickRunnerPreferring } from '../runners/selection.ts';
 import { recordPodEvent } from './events.ts';
+import { labelled, storedLabels } from '../runners/labels.ts';
 import { podLost } from './lifecycle.ts';
 import type { PodConfig } from './model.ts';
 
@@ -34,11 +35,12 @@ const hasRoom = (candidates: RunnerWithCount[], now: number) => candidates.some(
 /** The runner a queued pod can have now: the one it asked for, else its preferred one, else any; null: none. */
 function runnerFor(candidates: RunnerWithCount[], pod: PodRow, now: number): RunnerWithCount | null {
   const config = JSON.parse(pod.config) as PodConfig;
+  const eligible = labelled(candidates, storedLabels(pod.runner_labels));
   if (config.requested_runner_id != null) {
-    const asked = candidates.find((r) => r.id === config.requested_runner_id);
+    const asked = eligible.find((r) => r.id === config.requested_runner_id);
     return asked && isAvailable(asked, pod.agent_slug, now) === null ? asked : null;
   }
-  return pickRunnerPreferring(candidates, pod.agent_slug, config.prefer_runner_id, now);
+  return pickRunnerPreferring(eligible, pod.agent_slug, config.prefer_runner_id, now);
 }
 
 /**

@@ -7,11 +7,15 @@ import type { DomainContext } from '../context.ts';
 import { terminateOnServer } from './lifecycle.ts';
 import { parseAgentfileLayerWithLines } from './agentfile.ts';
 import { launchPod, type PodInput } from './launch.ts';
+import { podPreset, withPreset } from '../presets/apply.ts';
 import { ACTIVE_STATUSES } from './model.ts';
 import { queuePositions } from './queue.ts';
 import { checkMayTerminate, spawningParent } from './spawn.ts';
 
-export interface CreatePodInput extends PodInput {
+export interface CreatePodInput extends Omit<PodInput, 'agent_slug' | 'preset'> {
+  agent_slug?: string;
+  /** Instead of agent_slug: the preset's agent, its lines under the pod's own. */
+  preset?: string;
   agentfile_layer?: string;
 }
 
@@ -20,9 +24,11 @@ export interface CreatePodInput extends PodInput {
  * token's pod spawns a child of its own (spawn.ts); an API key creates a pod of no parent.
  */
 export async function createPod(ctx: DomainContext, principal: Principal, input: CreatePodInput): Promise<PodRow> {
-  const { layer, lines } = parseAgentfileLayerWithLines(input.agentfile_layer ?? '');
+  const { layer: own, lines } = parseAgentfileLayerWithLines(input.agentfile_layer ?? '');
+  const { agentSlug, preset } = await podPreset(ctx.store.db, principal.org.id, input);
+  const layer = preset ? withPreset(preset, own) : own;
   const parent = await spawningParent(ctx.store.db, principal);
-  return launchPod(ctx, principal.org, { input, layer, lines, extras: { parent } });
+  return launchPod(ctx, principal.org, { input: { ...input, agent_slug: agentSlug, preset: preset?.name }, layer, lines, extras: { parent } });
 }
 
 export async function getPod(ctx: DomainContext, orgId: number, key: string): Promise<PodRow> {

@@ -3,6 +3,8 @@ import type { PodRow } from '../../store/schema-runners.ts';
 import { iso, isoOrNull } from '../iso.ts';
 import type { PodConfig } from './model.ts';
 import { podResultsView } from './results.ts';
+import { parseActor } from '../../events/actor.ts';
+import { storedLabels } from '../runners/labels.ts';
 import { parseDelivery } from '../deliveries/model.ts';
 
 export function podListItem(pod: PodRow, queuePosition: number | null = null) {
@@ -16,6 +18,7 @@ export function podListItem(pod: PodRow, queuePosition: number | null = null) {
     branch: pod.branch,
     ...podResultsView(pod),
     queue_position: queuePosition,
+    created_by: parseActor(pod.created_by),
     created_at: iso(pod.created_at),
     updated_at: iso(pod.updated_at),
   };
@@ -37,6 +40,8 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     parent_pod_key: pod.parent_pod_key,
     env: config.env ?? {},
     network: { mode: config.network ?? 'restricted', allow: config.allow ?? [], refused: Number(pod.network_refused ?? 0) },
+    runner_labels: storedLabels(pod.runner_labels),
+    preset: pod.preset,
     limits: config.limits ?? limitsRequest({}),
     error_message: pod.error_message,
     exit_code: pod.exit_code,

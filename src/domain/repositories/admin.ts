@@ -9,6 +9,7 @@ import type { RepositoryRow } from '../../store/schema.ts';
 import { refuseWhileUsed } from '../admin/in-use.ts';
 import { requireOrg } from '../admin/service.ts';
 import type { DomainContext } from '../context.ts';
+import { localRepositoryProblem } from './local-path.ts';
 import { DEFAULT_BRANCH, apiBaseUrlProblem, fullNameProblem, tokenProblem, urlProblem, type Provider } from './model.ts';
 
 export interface CreateRepositoryInput {
@@ -48,8 +49,11 @@ function problems(input: CreateRepositoryInput): ErrorDetail[] {
   return found.filter(([, problem]) => problem !== null).map(([field, problem]) => ({ field: `/${field}`, message: `${field} ${problem}` }));
 }
 
-function checkProblems(input: CreateRepositoryInput): void {
+/** `urlChanged`: the local path is checked when the URL is new (an update of other fields leaves it be). */
+async function checkProblems(input: CreateRepositoryInput, urlChanged = true): Promise<void> {
   const details = problems(input);
+  const local = details.length === 0 && urlChanged ? await localRepositoryProblem(input.url) : null;
+  if (local !== null) details.push({ field: '/url', message: `url ${local}` });
   if (details.length > 0) {
     const more = details.length > 1 ? ` (and ${details.length - 1} more)` : '';
     throw new AppError('VALIDATION_FAILED', details[0].message + more, { details });
@@ -65,7 +69,7 @@ const nameTaken = (name: string) => new AppError('ALREADY_EXISTS', `a repository
 
 export async function createRepository(ctx: DomainContext, orgSlug: string, input: CreateRepositoryInput): Promise<RepositoryRow> {
   const org = await requireOrg(ctx.store.db, orgSlug);
-  checkProblems(input);
+  await checkProblems(input);
   const tokenEncrypted = input.token !== undefined ? encryptToken(ctx, input.token) : null;
   try {
     return await store.insertRepository(ctx.store.db, {
@@ -102,7 +106,7 @@ export async function updateRepository(ctx: DomainContext, orgSlug: string, id: 
     api_base_url: (input.api_base_url === undefined ? current.api_base_url : input.api_base_url) ?? undefined,
     token: typeof input.token === 'string' ? input.token : undefined,
   };
-  checkProblems(merged);
+  await checkProblems(merged, input.url !== undefined);
   if (input.name !== undefined && input.name !== current.name && (await store.findRepositoryByName(ctx.store.db, org.id, input.name))) {
     throw nameTaken(input.name);
   }

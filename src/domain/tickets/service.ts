@@ -5,6 +5,7 @@ import { findRepository } from '../../store/repositories.ts';
 import { userExists } from '../../store/users.ts';
 import * as tickets from '../../store/tickets.ts';
 import { recordEvent } from '../../events/writer.ts';
+import { actorJson } from '../../events/actor.ts';
 import type { DomainContext } from '../context.ts';
 import { ticketView } from './view.ts';
 import { canonicalSlug, normalizeLabels, priorityRank } from './model.ts';
@@ -86,6 +87,8 @@ export async function createTicket(ctx: DomainContext, org: OrgRow, input: Creat
         repository_id: input.repository_id ?? null,
         labels: JSON.stringify(labels),
         parent_id: parentId,
+        created_by: actorJson(),
+        updated_by: actorJson(),
         created_at: now,
         updated_at: now,
       },
@@ -120,7 +123,7 @@ export async function updateTicket(
   return ctx.store.transaction(async (trx) => {
     const ticket = await requireTicket(trx, orgId, slug);
     await tickets.bumpTicketVersion(trx, orgId);
-    const patch: Parameters<typeof tickets.updateTicket>[2] = { updated_at: ctx.now() };
+    const patch: Parameters<typeof tickets.updateTicket>[2] = { updated_at: ctx.now(), updated_by: actorJson() };
     if (input.title !== undefined) patch.title = input.title;
     if (input.type !== undefined) patch.type = input.type;
     if (input.description !== undefined) patch.description = input.description;

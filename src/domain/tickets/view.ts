@@ -1,5 +1,6 @@
 import type { TicketListRow, TicketWithParent } from '../../store/tickets.ts';
 import { iso } from '../iso.ts';
+import { parseActor } from '../../events/actor.ts';
 import type { TicketPriority, TicketStatus } from '../../protocol/enums.ts';
 
 /** A ticket as lists show it (no description). */
@@ -21,5 +22,11 @@ export function ticketListItem(row: TicketListRow) {
 
 /** A ticket as `GET /tickets/{slug}` and its events show it. */
 export function ticketView(row: TicketWithParent) {
-  return { ...ticketListItem(row), description: row.description, parent_slug: row.parent_slug };
+  return {
+    ...ticketListItem(row),
+    description: row.description,
+    parent_slug: row.parent_slug,
+    created_by: parseActor(row.created_by),
+    updated_by: parseActor(row.updated_by),
+  };
 }

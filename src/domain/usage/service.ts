@@ -7,6 +7,7 @@ import * as ledger from '../../store/model-calls.ts';
 import * as pods from '../../store/pods.ts';
 import type { UsageGrouping } from '../../store/model-calls.ts';
 import type { DomainContext } from '../context.ts';
+import { foldByUser } from './by-user.ts';
 
 /** A call reported by runner `runnerId` for one of its pods (a pod of another runner is ignored). */
 export async function recordModelCall(ctx: DomainContext, runnerId: number, call: ModelCall): Promise<void> {
@@ -65,7 +66,8 @@ export async function usageReport(ctx: DomainContext, orgId: number, query: Usag
   const to = query.to === undefined ? now : dateOf(query.to) + DAY_MS;
   const from = query.from === undefined ? to - DEFAULT_DAYS * DAY_MS : dateOf(query.from);
   const groupBy = query.group_by ?? 'day';
-  const rows = await ledger.usageByGroup(ctx.store.db, orgId, from, to, groupBy);
+  const grouped = await ledger.usageByGroup(ctx.store.db, orgId, from, to, groupBy);
+  const rows = groupBy === 'user' ? await foldByUser(ctx.store.db, orgId, grouped) : grouped;
   const total: Sums = { input_tokens: null, output_tokens: null, cache_read_tokens: null, cache_write_tokens: null, cost_usd: null, pods: 0 };
   const add = (a: number | null, b: number | null) => (b === null ? a : (a ?? 0) + b);
   const groups = rows.map((row) => {

@@ -7,7 +7,7 @@ import type { Executor } from '../../store/db.ts';
 import type { WebhookDeliveryRow } from '../../store/schema-loops.ts';
 import * as deliveries from '../../store/webhooks.ts';
 import type { DomainContext } from '../context.ts';
-import { resolveCallbackTarget, type ResolvedTarget } from '../../net/address-guard.ts';
+import { CallbackTargetError, resolveCallbackTarget, type ResolvedTarget } from '../../net/address-guard.ts';
 import { signedHeaders } from './signing.ts';
 
 /** Waits after attempt 1, 2, …: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (docs/api.md); 7 attempts in all. */
@@ -84,6 +84,8 @@ export interface WebhookSenderOptions {
 interface AttemptResult {
   statusCode: number | null;
   error: string | null;
+  /** The address guard refused the URL: not retried. */
+  refused?: boolean;
 }
 
 /**
@@ -189,7 +191,8 @@ export class WebhookSender {
     const schedule = this.options.schedule ?? RETRY_SCHEDULE_MS;
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;
-    const status = ok ? 'delivered' : gone || attempts > schedule.length ? 'failed' : 'pending';
+    // A URL the address guard refuses stays refused: retrying it for hours would only repeat that (docs/api.md, "Callbacks and repositories").
+    const status = ok ? 'delivered' : gone || result.refused || attempts > schedule.length ? 'failed' : 'pending';
     const changed = await this.ctx.store.transaction(async (trx) => {
       // The attempt happened whatever its outcome's fate: it joins the delivery's log either way.
       await deliveries.insertAttempt(trx, {
@@ -234,7 +237,8 @@ export class WebhookSender {
       const target = await abortable(resolveCallbackTarget(delivery.url, this.options.allowPrivate), controller.signal);
       return await this.request(delivery, target, controller.signal);
     } catch (error) {
-      return { statusCode: null, error: controller.signal.aborted ? this.timeoutText : (error as Error).message };
+      if (controller.signal.aborted) return { statusCode: null, error: this.timeoutText };
+      return { statusCode: null, error: (error as Error).message, refused: error instanceof CallbackTargetError && error.refused };
     } finally {
       clearTimeout(timer);
     }

@@ -61,12 +61,27 @@ export const podCommands: Command[] = [
     summary: 'List pods, newest first.',
     options: {
       status: { type: 'string', value: 'STATUS', description: POD_STATUSES.join(', ') },
+      ticket: { type: 'string', value: 'SLUG', description: "only this ticket's pods" },
+      repo: { type: 'string', value: 'ID', description: "only this repository's pods" },
+      agent: { type: 'string', value: 'SLUG', description: 'only pods of this agent' },
+      runner: { type: 'string', value: 'ID', description: 'only pods on this runner' },
+      since: { type: 'string', value: 'TIME', description: 'only pods created after this ISO 8601 time' },
       ...pageOptions('default 20, at most 100'),
     },
-    examples: ['drover pods list', 'drover pods list --status running'],
+    examples: ['drover pods list', 'drover pods list --status running', 'drover pods list --ticket ACME-12'],
     async run(ctx, p) {
       const client = ctx.client();
-      const query = { ...pageQuery(p), ...defined({ status: read.oneOf(p, 'status', POD_STATUSES) }) };
+      const query = {
+        ...pageQuery(p),
+        ...defined({
+          status: read.oneOf(p, 'status', POD_STATUSES),
+          ticket_slug: read.string(p, 'ticket'),
+          repository_id: read.integer(p, 'repo', 1),
+          agent_slug: read.string(p, 'agent'),
+          runner_id: read.integer(p, 'runner', 1),
+          created_after: read.string(p, 'since'),
+        }),
+      };
       const answer = await client.call(client.api.GET(`${ORG_BASE}/pods`, { params: { path: client.path, query } }));
       const names = await namesFor(ctx, 'runner');
       show(ctx, answer, (d) => table(d.pods, podColumns(names), 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
@@ -88,7 +103,9 @@ export const podCommands: Command[] = [
     name: 'pods run',
     summary: 'Start a pod: an agent run on a runner. With --follow, print its output as it comes and exit with the agent\'s exit code.',
     options: {
-      agent: { type: 'string', value: 'SLUG', description: 'the agent (shell, claude-code, codex, …, or a custom agent); required' },
+      agent: { type: 'string', value: 'SLUG', description: 'the agent (shell, claude-code, codex, …, or a custom agent); this or --preset' },
+      preset: { type: 'string', value: 'NAME', description: "a preset of the org (its agent and lines; yours on top): drover admin presets" },
+      labels: { type: 'string', value: 'L1,L2', description: 'run only on a runner carrying all of these labels' },
       prompt: { type: 'string', value: 'TEXT', description: 'the prompt ("-" reads it from stdin)' },
       agentfile: { type: 'string', value: 'FILE', description: 'more agentfile directives (MODE, CONFIG, REPO, BRANCH, CREDENTIAL)' },
       runner: { type: 'string', value: 'NAME|ID', description: 'run on this runner' },
@@ -105,11 +122,16 @@ export const podCommands: Command[] = [
     async run(ctx, p) {
       const client = ctx.client();
       const agent = read.string(p, 'agent');
-      if (!agent) throw new UsageError('--agent is required');
+      const preset = read.string(p, 'preset');
+      if (!agent && !preset) throw new UsageError('--agent or --preset is required');
+      if (agent && preset) throw new UsageError('give --agent or --preset, not both');
+      const labels = read.string(p, 'labels')?.split(',').map((l) => l.trim()).filter(Boolean);
       let prompt = read.string(p, 'prompt');
       if (prompt === '-') prompt = await ctx.readStdin();
       const body = defined({
         agent_slug: agent,
+        preset,
+        runner_labels: labels,
         agentfile_layer: agentfile(prompt, read.string(p, 'agentfile')),
         runner_id: await pickedId(new Names(client), p, 'runner', 'runner'),
         ticket_slug: read.string(p, 'ticket'),
@@ -120,7 +142,7 @@ export const podCommands: Command[] = [
       if (ctx.json) ctx.out.write(`${created.raw}\n`);
       else ctx.err.write(`pod ${created.data.pod.pod_key} ${created.data.pod.status}\n`);
       const key = created.data.pod.pod_key;
-      const format = await transcriptWanted(ctx, p, async () => agent);
+      const format = await transcriptWanted(ctx, p, async () => created.data.pod.agent_slug);
       const end = format ? await followTranscript(ctx, client, key, format) : await streamOutput(ctx, client, key, 0, read.flag(p, 'raw'));
       if (!end) return EXIT.NOT_COMPLETED;
       if (!ctx.json) ctx.err.write(`pod ${key} ${end.status}${end.exit_code === null ? '' : ` (exit code ${end.exit_code})`}\n`);
