@@ -108,8 +108,8 @@ describe.each(DATABASES)('administration API on %s', (kind) => {
       expect(res.statusCode, res.body).toBe(201);
       expect(res.headers['content-type']).toMatch(/^application\/json\b/);
       const { org } = res.json() as { org: OrgJson };
-      expect(Object.keys(org).sort()).toEqual(['created_at', 'id', 'name', 'slug', 'ticket_prefix']);
-      expect(org).toMatchObject({ slug: 'globex', name: 'Globex Corporation', ticket_prefix: 'GLOBEX' });
+      expect(Object.keys(org).sort()).toEqual(['created_at', 'id', 'name', 'network_allow', 'slug', 'ticket_prefix']);
+      expect(org).toMatchObject({ slug: 'globex', name: 'Globex Corporation', ticket_prefix: 'GLOBEX', network_allow: [] });
       expect(Number.isInteger(org.id)).toBe(true);
       expect(org.created_at).toMatch(ISO_MS);
     });

@@ -324,6 +324,7 @@ describe.each(DATABASES)('channels API on %s', (kind) => {
           channel_id: channel.id,
           content: 'hello',
           sender_type: 'api',
+          sender: { type: 'api_key', id: expect.any(Number), name: expect.any(String) },
           pod_key: null,
           created_at: expect.stringMatching(ISO),
         },

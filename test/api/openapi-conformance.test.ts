@@ -66,6 +66,7 @@ const SERVER_CHECKED: Record<string, string[]> = {
   triggerLoop: ['/variables'],
   listRepositoryBranches: ['access_token'],
   createApiKey: ['/expires_at', '/user_id'],
+  updateOrg: ['/network_allow'],
   adminCreateRepository: ['/full_name', '/url', '/api_base_url'],
   adminUpdateRepository: ['/full_name', '/url', '/api_base_url'],
 };
@@ -255,7 +256,8 @@ function expectAccepted(walked: WalkedOperation, res: LightMyRequestResponse, wh
   const fields = ((JSON.parse(res.body) as { details?: { field: string }[] }).details ?? []).map((d) => d.field);
   const allowed = SERVER_CHECKED[id] ?? [];
   expect(fields.length, label).toBeGreaterThan(0);
-  for (const field of fields) expect(allowed, `a valid input refused for ${field}, which the schema covers: ${label}`).toContain(field);
+  // An entry names a field, or an array whose items only the server can judge (`/network_allow` covers `/network_allow/3`).
+  for (const field of fields) expect(allowed.some((a) => field === a || field.startsWith(`${a}/`)), `a valid input refused for ${field}, which the schema covers: ${label}`).toBe(true);
 }
 
 const statically = (await openApiDocument()) as OpenApiDocument;

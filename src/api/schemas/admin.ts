@@ -6,7 +6,7 @@ import { Id, Nullable, OrgSlugParam, Text, Timestamp } from './common.ts';
 export const OrgSlug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,62}$', description: 'lower-case letters, digits and -, 2–63 characters' });
 export const TicketPrefix = Type.String({ pattern: TICKET_PREFIX_PATTERN, description: 'upper-case, 1–10 characters, starting with a letter' });
 
-const NetworkAllow = Type.Array(Type.String({ maxLength: 260 }), {
+const NetworkAllow = Type.Array(Text({ minLength: 1, maxLength: 260, description: 'host[:port] or *.domain[:port]; the server checks the host name (labels, length)' }), {
   maxItems: 200,
   description: 'hosts its pods may reach through their network walls: host[:port] or *.domain[:port], port default 443 (docs/runners.md "Network")',
 });
