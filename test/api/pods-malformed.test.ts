@@ -137,7 +137,7 @@ const LIST_BAD_QUERIES: [string, string][] = [
   ['foo=1', 'foo'],
   ['page=2', 'page'],
   ['Limit=5', 'Limit'],
-  ['runner_id=1', 'runner_id'],
+  ['runner_id=abc', 'runner_id'],
 ];
 
 const OUTPUT_BAD_QUERIES: [string, string][] = [
@@ -221,10 +221,10 @@ describe.each(DATABASES)('malformed pod and runner requests on %s', (kind) => {
         expect(body.details!.find((d) => d.field === '/runner_id')!.message).toBe('runner_id must be an integer');
       });
 
-      it('without agent_slug, or with an empty object → 400 "agent_slug is required"', async () => {
+      it('without agent_slug (or a preset), or with an empty object → 400 "give agent_slug or preset"', async () => {
         for (const payload of [{}, { alias: 'x' }, { agentfile_layer: 'PROMPT "x"' }]) {
           const body = expectInvalid(await post(payload), '/agent_slug');
-          expect(body.details!.map((d) => d.message)).toContain('agent_slug is required');
+          expect(body.details!.map((d) => d.message)).toContain('agent_slug give agent_slug or preset');
         }
       });
 

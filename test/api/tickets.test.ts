@@ -33,6 +33,8 @@ describe.each(DATABASES)('tickets API on %s', (kind) => {
         repository_id: null,
         labels: [],
         parent_slug: null,
+        created_by: { type: 'api_key', id: expect.any(Number), name: expect.any(String) },
+        updated_by: { type: 'api_key', id: expect.any(Number), name: expect.any(String) },
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: ticket.created_at,
       });
