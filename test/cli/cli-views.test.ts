@@ -145,7 +145,7 @@ describe.each(DATABASES)('drover CLI views and rough edges (%s)', (kind) => {
   it('drover admin honours DROVER_API_URL and prints tables and records; --json the API JSON', async () => {
     const env = { DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SERVER_URL: '' };
     const table = ok(await cli(['admin', 'orgs', 'list'], env));
-    expect(table.stdout.split('\n')[0]).toMatch(/^ID +SLUG +NAME +TICKET_PREFIX +CREATED_AT/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID +SLUG +NAME +TICKET_PREFIX +(NETWORK_ALLOW +)?CREATED_AT/);
     expect(table.stdout).toMatch(/^1 +default /m);
     const json = JSON.parse(ok(await cli(['admin', 'orgs', 'list', '--json'], env)).stdout);
     expect(json.orgs[0]).toMatchObject({ slug: 'default' });

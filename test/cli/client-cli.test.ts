@@ -283,7 +283,7 @@ describe.each(DATABASES)('drover client commands against a real server (%s)', (k
       expect(json<{ runners: { id: number }[] }>(await cli(['runners', 'list', '--available', '--json'])).runners.map((r) => r.id)).toEqual([runnerId]);
       expect(ok(await cli(['runners', 'get', String(runnerId)])).stdout).toMatch(/^status +online$/m);
       expect(json<{ runner: { id: number } }>(await cli(['runners', 'get', String(runnerId), '--json'])).runner.id).toBe(runnerId);
-      expect(ok(await cli(['runners', 'pods', String(runnerId), '--status', 'terminated'])).stdout).toMatch(new RegExp(`^${sleeper} +terminated +shell +- `, 'm'));
+      expect(ok(await cli(['runners', 'pods', String(runnerId), '--status', 'terminated'])).stdout).toMatch(new RegExp(`^${sleeper} +terminated +shell +\\S+ `, 'm')); // the RUNNER column names the runner (runner pod lists carry runner_id)
       expect(ok(await cli(['runners', 'pods', String(runnerId), '--json'])).stdout).toBe(`${await raw(`/runners/${runnerId}/pods`)}\n`);
       expectApiError(await cli(['runners', 'get', '999999']), 'NOT_FOUND');
     });
