@@ -150,14 +150,17 @@ describe.each(DATABASES)('dashboard views of what agents did (%s)', (kind) => {
       const page = await d.signedIn(width);
       await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Usage' }).click();
       await page.getByRole('heading', { name: 'Usage' }).waitFor();
-      const usage = await d.api<{ total?: { cost_usd: number } }>('GET', '/usage?group_by=agent');
+      const usage = await d.api<{ total?: { cost_usd: number | null; pods: number } }>('GET', '/usage?group_by=agent');
       if (usage.status === 404) {
         // A server without GET /usage: the view says so instead of failing.
         await page.getByText('This server does not report usage yet').waitFor();
       } else {
         expect(usage.status).toBe(200);
         await page.getByLabel('Group by').selectOption('agent');
-        await expect.poll(() => page.getByTestId('usage-total').textContent(), { timeout: 10_000 }).toContain(`${usage.body.total!.cost_usd < 1 ? usage.body.total!.cost_usd.toFixed(4) : usage.body.total!.cost_usd.toFixed(2)}`);
+        const cost = usage.body.total!.cost_usd;
+        // The view shows what GET /usage totals (a dash while no pod of the period has a cost).
+        const shown = cost === null ? '—' : `$${cost.toFixed(cost < 1 ? 4 : 2)}`;
+        await expect.poll(() => page.getByTestId('usage-total').textContent(), { timeout: 10_000 }).toContain(`Total: ${shown} over ${usage.body.total!.pods} pods`);
       }
       expect(await page.getByRole('alert').count()).toBe(0);
       await screenshot(page, 'usage', width);
