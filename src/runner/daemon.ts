@@ -11,6 +11,8 @@ import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
 import { PodSupervisor } from './supervisor.ts';
 import { runnerNetwork } from './network/runner.ts';
+import { parseOperatorAllow } from './network/index.ts';
+import { matchesHost } from '../net/host-pattern.ts';
 import { openRelay } from './relay/index.ts';
 import type { PriceOverrides } from './relay/pricing.ts';
 import type { ModelRelay } from './relay/server.ts';
@@ -131,12 +133,14 @@ export class RunnerDaemon {
     this.isolation = await probeIsolation({ sandbox: mode, cgroups, pathEnv, bwrap: this.options.bwrap, podNetwork: network !== null });
     const warning = isolationWarning(this.isolation);
     if (warning) this.log(warning);
+    const operatorAllow = parseOperatorAllow(this.options.allowHosts ?? []);
     this.relay = await openRelay(this.options.prices ?? {}, {
       call: (call) => {
         this.supervisor.relayed(call);
         this.sendOrKeep({ type: 'model_call', call });
       },
       budgetReached: (key, message) => this.supervisor.failPod(key, message),
+      upstreamAllowed: (host, port) => operatorAllow.some((p) => matchesHost(p, host, port)),
     });
     this.supervisor = new PodSupervisor({
       relay: this.relay,

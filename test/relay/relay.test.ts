@@ -75,6 +75,8 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
         HOME: scratch,
         LANG: 'C.UTF-8',
         DROVER_RUNNER_PRICES: prices,
+        // The stand-in is on the runner's loopback: only the operator's list lets the relay reach it.
+        DROVER_RUNNER_ALLOW_HOSTS: new URL(standIn.url).host,
         ...Object.fromEntries(Object.entries(KEYS).map(([name, value]) => [`DROVER_CREDENTIAL_${name}`, value])),
       },
     });
@@ -129,6 +131,17 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
     expect(calls[3].body.stream_options).toEqual({ include_usage: true });
     expect(pod.usage).toMatchObject({ input_tokens: 600, output_tokens: 120, cache_read_tokens: 60, cache_write_tokens: 0 });
     expect(pod.usage.cost_usd).toBeCloseTo(4 * COST.openai + 2 * COST.gemini, 9);
+  });
+
+  it("an ENV upstream on the runner's loopback that the operator did not allow is refused (PostgreSQL's port): 403, nothing forwarded", async () => {
+    const before = standIn.requests.length;
+    const pod = await runPod(
+      layer(`curl -sS -w '\\nstatus %{http_code}\\n' "$ANTHROPIC_BASE_URL/v1/messages" -H "x-api-key: $ANTHROPIC_API_KEY" -H 'content-type: application/json' -d '{}'`, 'CREDENTIAL ANTHROPIC_API_KEY', 'ENV ANTHROPIC_BASE_URL "http://127.0.0.1:5432"'),
+    );
+    expect(pod.output).toMatch(/^status 403$/m);
+    expect(pod.output).toContain('refuses the upstream 127.0.0.1:5432');
+    expect(standIn.requests.length).toBe(before);
+    for (const secret of Object.values(KEYS)) expect(pod.output).not.toContain(secret);
   });
 
   it('a placeholder is worthless outside its pod and after it ended', async () => {

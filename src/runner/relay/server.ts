@@ -11,6 +11,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { modelProvider, type ModelProviderId } from '../../agents/model-providers.ts';
+import { CallbackTargetError, resolveCallbackTarget } from '../../net/address-guard.ts';
 import { sendProviderError } from './errors.ts';
 import { budgetReached, PLACEHOLDER_PREFIX, RelayPods, type RelayedPod } from './pods.ts';
 import type { PriceTable } from './pricing.ts';
@@ -30,6 +31,11 @@ export interface RelayHooks {
   call(call: RelayCall): void;
   /** The pod reached a budget: it is to end failed with this message (called once per pod). */
   budgetReached(podKey: string, message: string): void;
+  /**
+   * Whether the runner's operator allows this upstream `host:port` although it is on the runner
+   * machine's loopback or a private address (`--allow-host`); any other such upstream is refused.
+   */
+  upstreamAllowed(host: string, port: number): boolean;
 }
 
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
@@ -107,7 +113,18 @@ export class ModelRelay {
     // Usage is read from the answer: it must come uncompressed.
     headers['accept-encoding'] = 'identity';
     if (forwarded.length > 0 || req.method === 'POST') headers['content-length'] = forwarded.length;
-    this.forward(pod, provider, model, target, req, res, headers, forwarded);
+    // An ENV base URL is the pod's to choose: the relay must not become its way to the runner
+    // machine's own or private services (docs/runners.md "Network").
+    const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    let address: string;
+    try {
+      address = (await resolveCallbackTarget(target.href, this.hooks.upstreamAllowed(host, port))).address;
+    } catch (error) {
+      const why = error instanceof CallbackTargetError ? error.message : String(error);
+      return sendProviderError(res, provider, 403, `the Drover model relay refuses the upstream ${host}:${port}: ${why.replace('DROVER_WEBHOOK_ALLOW_PRIVATE=true', "the runner's --allow-host")}`);
+    }
+    this.forward(pod, provider, model, target, address, req, res, headers, forwarded);
   }
 
   private forward(
@@ -115,13 +132,17 @@ export class ModelRelay {
     provider: ModelProviderId,
     model: string | null,
     target: URL,
+    address: string,
     req: http.IncomingMessage,
     res: http.ServerResponse,
     headers: http.OutgoingHttpHeaders,
     body: Buffer,
   ): void {
     const secure = target.protocol === 'https:';
-    const upstream = (secure ? https : http).request(target, { method: req.method, headers, agent: secure ? agents.https : agents.http }, (answer) => {
+    // Connect to the address that was checked, so a second DNS answer cannot swap in another one.
+    const lookup = ((_host: string, options: { all?: boolean }, done: (...args: unknown[]) => void) =>
+      options.all ? done(null, [{ address, family: address.includes(':') ? 6 : 4 }]) : done(null, address, address.includes(':') ? 6 : 4)) as unknown as typeof import('node:dns').lookup;
+    const upstream = (secure ? https : http).request(target, { method: req.method, headers, agent: secure ? agents.https : agents.http, lookup }, (answer) => {
       const streamed = String(answer.headers['content-type'] ?? '').includes('text/event-stream');
       const reader = answer.statusCode !== undefined && answer.statusCode < 400 ? new UsageReader(provider, streamed, model) : null;
       const out: http.OutgoingHttpHeaders = {};
