@@ -52,7 +52,7 @@ describe.each(DATABASES)('pods spawned by pods on %s', (kind) => {
     expect(res.json().principal.scopes).toContain('loops:write');
     const narrow = await t.issueKey(['tickets:read']);
     const asNarrow = await t.request({ method: 'GET', url: t.path('/auth/whoami'), key: narrow.key });
-    expect(asNarrow.json().principal).toEqual({ type: 'api_key', scopes: ['tickets:read'], api_key_id: narrow.id, pod_key: null });
+    expect(asNarrow.json().principal).toEqual({ type: 'api_key', scopes: ['tickets:read'], api_key_id: narrow.id, pod_key: null, user: null });
 
     const pod = await spawn({ agent_slug: 'shell' });
     const asPod = await t.request({ method: 'GET', url: t.path('/auth/whoami'), key: await tokenOf(pod) });

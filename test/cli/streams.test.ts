@@ -129,7 +129,7 @@ describe.each(DATABASES)('streaming client commands (%s)', (kind) => {
 
     const lines = events.output().trim().split('\n').map((line) => JSON.parse(line) as { id: number; type: string; created_at: string; data: Record<string, { title?: string; content?: string }> });
     for (const [i, line] of lines.entries()) {
-      expect(Object.keys(line).sort()).toEqual(['created_at', 'data', 'id', 'type']);
+      expect(Object.keys(line).sort()).toEqual(['actor', 'created_at', 'data', 'id', 'type']);
       if (i > 0) expect(line.id).toBeGreaterThan(lines[i - 1].id);
     }
     expect(lines.some((l) => l.type === 'ticket.created' && l.data.ticket.title === 'seen by the CLI')).toBe(true);
