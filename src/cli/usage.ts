@@ -103,7 +103,8 @@ Environment of serve:
   DROVER_LOCAL_RUNNER_SANDBOX     bwrap/none: how the local runner sandboxes its pods (bwrap)
   DROVER_LOCAL_RUNNER_ALLOW_HOSTS host[:port],…: what the local runner's pods may reach besides the
                                   usual (the only list that may name loopback or private addresses)
-  DROVER_LOCAL_RUNNER_POD_MEMORY_MB, _PIDS, _CPUS, _DISK_MB   the local runner's pod limits (as drover runner --pod-*)
+  DROVER_LOCAL_RUNNER_POD_MEMORY_MB, DROVER_LOCAL_RUNNER_POD_PIDS, DROVER_LOCAL_RUNNER_POD_CPUS,
+  DROVER_LOCAL_RUNNER_POD_DISK_MB   the local runner's pod limits (as drover runner --pod-*)
   DROVER_ADMIN_TOKEN      the admin token (default: generated into <data dir>/admin-token)
   DROVER_SECRET_KEY       32 bytes, base64 or hex, encrypting stored tokens (default: <data dir>/secret-key)
   DROVER_DASHBOARD        true/false: serve the web dashboard at / (true)
@@ -124,6 +125,7 @@ Environment of serve:
   DROVER_DEFAULT_AGENT    the agent of loops that name none (claude-code)
   DROVER_WEBHOOK_ALLOW_PRIVATE    true: callbacks may reach loopback and private addresses (false)
   DROVER_POD_QUEUE_TIMEOUT_MINUTES        a pod waiting for a runner fails after this long (60)
+  DROVER_ORG_MAX_COST_USD_PER_MONTH       organizations' model spend per month when their quota sets none (0: none)
   DROVER_EVENT_RETENTION_HOURS            how long the event log keeps events (720: 30 days; GET /activity, resuming streams)
   DROVER_MAX_STREAMS_PER_KEY      concurrent event and output streams per API key or pod token (20; 0: no cap)
   DROVER_MAX_STREAMS_PER_ORG      concurrent event and output streams per organization (500; 0: no cap)
@@ -140,7 +142,11 @@ Environment of runner:
   DROVER_RUNNER_HEARTBEAT_MS      heartbeat interval (10000)
   DROVER_RUNNER_SANDBOX   as --sandbox
   DROVER_RUNNER_ALLOW_HOSTS       as --allow-host (comma-separated)
-  DROVER_RUNNER_POD_MEMORY_MB, _PIDS, _CPUS, _DISK_MB   as --pod-memory-mb, --pod-pids, --pod-cpus, --pod-disk-mb
+  DROVER_RUNNER_PRICES    as --prices
+  DROVER_RUNNER_POD_MEMORY_MB     as --pod-memory-mb
+  DROVER_RUNNER_POD_PIDS  as --pod-pids
+  DROVER_RUNNER_POD_CPUS  as --pod-cpus
+  DROVER_RUNNER_POD_DISK_MB       as --pod-disk-mb
   DROVER_RUNNER_CGROUP    a delegated cgroup v2 directory for the pods' groups (default: the runner's own group)
   DROVER_BWRAP            the bubblewrap program (default: bwrap on PATH)
   DROVER_SANDBOX_READ_ONLY        more paths pods may read (colon-separated)

@@ -72,7 +72,7 @@ describe('drover client commands: the surface', () => {
       [['tickets', 'create', '--title', 'x'], /--type and --title are required/],
       [['loops', 'run', 'nightly', 'x'], /RUN \(the run number.*\) must be an integer/],
       [['loops', 'trigger', 'nightly', '--var', 'novalue'], /--var takes NAME=VALUE/],
-      [['pods', 'run', '--prompt', 'x'], /--agent is required/],
+      [['pods', 'run', '--prompt', 'x'], /--agent or --preset is required/],
       [['channels', 'update', '1', '--archive', '--unarchive'], /not both/],
       [['login', '--server', 'http://x'], /--server, --org and --api-key are required/],
     ];
