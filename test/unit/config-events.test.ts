@@ -1,5 +1,5 @@
 /**
- * DROVER_EVENT_RETENTION_HOURS (docs/events.md "Resume"): hours, default 24, fractions allowed (a
+ * DROVER_EVENT_RETENTION_HOURS (docs/events.md "Resume"): hours, default 720 (30 days, for GET /activity), fractions allowed (a
  * test keeps events for seconds); anything else stops the start with a message naming the variable.
  * The stream caps (docs/api.md, "Stream caps"): integers, 0 lifts one.
  */
@@ -8,8 +8,8 @@ import { loadServerConfig } from '../../src/config.ts';
 
 describe('DROVER_EVENT_RETENTION_HOURS', () => {
   it.each([
-    [undefined, 86_400_000],
-    ['', 86_400_000],
+    [undefined, 2_592_000_000],
+    ['', 2_592_000_000],
     ['24', 86_400_000],
     ['168', 604_800_000],
     ['0.5', 1_800_000],
