@@ -7,10 +7,12 @@
 import { SESSION_UUID, realAgentSuite } from './suite.ts';
 
 realAgentSuite('gemini-cli', {
-  // Its stats count the model router's request too.
+  // Its calls go through the runner's model relay (CREDENTIAL GEMINI_API_KEY), whose exact sum is the
+  // pod's usage: every call counts (the model router's too), one turn each, no cache writes in
+  // Gemini's usage; priced by the relay's price table.
   usageCounts: 'all',
-  unreported: ['cache_write_tokens', 'cost_usd', 'turns'],
-  zero: [],
-  turns: null,
+  unreported: [],
+  zero: ['cache_write_tokens'],
+  turns: 'all',
   sessionId: SESSION_UUID,
 });

@@ -17,7 +17,8 @@ export interface RealAgentExpectations {
   /** Figures the CLI reports as 0 because the stand-in's API has no such notion. */
   zero: readonly (keyof PodView['usage'])[];
   /** Turns counted, one per model answer (`main`), or not at all. */
-  turns: 'main' | null;
+  /** `all`: one turn per model call the relay saw (docs/agents.md "The model relay"). */
+  turns: 'main' | 'all' | null;
   /** A pattern of the session ids the CLI reports. */
   sessionId: RegExp;
 }
@@ -71,7 +72,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
         output_tokens: sum(counted, (u) => u.output),
         cache_read_tokens: sum(counted, (u) => u.cacheRead),
         cache_write_tokens: sum(counted, (u) => u.cacheWrite),
-        turns: expectations.turns === 'main' ? main.length : null,
+        turns: expectations.turns === 'main' ? main.length : expectations.turns === 'all' ? counted.length : null,
       };
       for (const field of expectations.unreported) if (field !== 'cost_usd') expected[field] = null;
       for (const field of expectations.zero) expected[field] = 0;
