@@ -405,8 +405,11 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
         { name: 'demo', full_name: 'local/demo', provider: 'git', url: bare, default_branch: 'main' },
         { name: 'missing', full_name: 'local/missing', provider: 'git', url: path.join(root, 'does-not-exist.git'), default_branch: 'main' },
       ]) {
+        // Registration checks a local path (docs/api.md): `missing` exists then, and is gone before its pods run.
+        if (body.name === 'missing') git(root, 'init', '--quiet', '--bare', body.url);
         const response = await admin('POST', '/orgs/default/repositories', body);
         expect(response.status, response.text).toBe(201);
+        if (body.name === 'missing') fs.rmSync(body.url, { recursive: true, force: true });
       }
     });
 
