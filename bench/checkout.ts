@@ -9,24 +9,15 @@
  * compared with the cache's objects and with a full local clone (`git clone --no-local`), which is
  * what copying the objects would cost.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkspaceManager } from '../src/runner/workspaces.ts';
+import { git, seedRepository } from './git-repo.ts';
 import { log, machineLine, makeTempDir, removeTempDir, round, runIfMain, summary, type Row } from './harness.ts';
 
 const FILES = Number(process.env.BENCH_CHECKOUT_FILES ?? 5000);
 const PODS = Number(process.env.BENCH_CHECKOUT_PODS ?? 20);
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-}
 
 /** Bytes under `dir` (files only, symlinks not followed). */
 function diskBytes(dir: string): number {
@@ -43,19 +34,7 @@ export async function run(): Promise<{ rows: Row[] }> {
   log(`checkout bench on ${machineLine()}`);
   const root = makeTempDir('checkout');
   try {
-    const origin = path.join(root, 'origin.git');
-    const seed = path.join(root, 'seed');
-    git(root, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
-    git(root, 'init', '--quiet', '--initial-branch=main', seed);
-    for (let i = 0; i < FILES; i++) {
-      const dir = path.join(seed, `dir${i % 50}`);
-      fs.mkdirSync(dir, { recursive: true });
-      // Incompressible content of a source file's size, so object sizes are realistic.
-      fs.writeFileSync(path.join(dir, `file${i}.txt`), `${randomBytes(600 + (i % 2000)).toString('base64')}\n`);
-    }
-    git(seed, 'add', '--all');
-    git(seed, 'commit', '--quiet', '-m', 'five thousand files');
-    git(seed, 'push', '--quiet', origin, 'main');
+    const { origin } = seedRepository(root, FILES);
     log(`repository of ${FILES} files ready; preparing ${PODS} pod workspaces …`);
 
     const manager = new WorkspaceManager(path.join(root, 'runner'));

@@ -9,27 +9,19 @@
  * outside any sandbox (`git add -A && git commit && git push` in the checkout).
  * Each round is a fresh pod workspace with one changed file and one new file.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { deliverPod } from '../src/runner/delivery/index.ts';
 import { openSandbox } from '../src/runner/sandbox/index.ts';
 import { WorkspaceManager } from '../src/runner/workspaces.ts';
+import { git, seedRepository } from './git-repo.ts';
 import { log, machineLine, makeTempDir, removeTempDir, round, runIfMain, summary, type Row } from './harness.ts';
 
 const FILES = Number(process.env.BENCH_DELIVERY_FILES ?? 5000);
 const ROUNDS = Number(process.env.BENCH_DELIVERY_ROUNDS ?? 10);
 const WARMUP = 2;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-}
 
 function change(workspace: string, round: number): void {
   fs.appendFileSync(path.join(workspace, 'dir7', 'file7.txt'), `round ${round}\n`);
@@ -40,18 +32,7 @@ export async function run(): Promise<{ rows: Row[] }> {
   log(`delivery bench on ${machineLine()}`);
   const root = makeTempDir('delivery');
   try {
-    const origin = path.join(root, 'origin.git');
-    const seed = path.join(root, 'seed');
-    git(root, 'init', '--quiet', '--bare', '--initial-branch=main', origin);
-    git(root, 'init', '--quiet', '--initial-branch=main', seed);
-    for (let i = 0; i < FILES; i++) {
-      const dir = path.join(seed, `dir${i % 50}`);
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, `file${i}.txt`), `${randomBytes(600 + (i % 2000)).toString('base64')}\n`);
-    }
-    git(seed, 'add', '--all');
-    git(seed, 'commit', '--quiet', '-m', 'five thousand files');
-    git(seed, 'push', '--quiet', origin, 'main');
+    const { origin } = seedRepository(root, FILES);
     const workDir = path.join(root, 'runner');
     const sandbox = await openSandbox('bwrap', { workDir, pathEnv: process.env.PATH ?? '/usr/bin:/bin' });
     const manager = new WorkspaceManager(workDir, { sandbox });
