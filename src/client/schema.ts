@@ -4579,6 +4579,9 @@ export interface operations {
             query?: {
                 /** @description only the entries whose seq is greater (pass the last `last_seq`) */
                 after?: number;
+                /** @description only the entries whose seq is smaller (pass the seq of the first entry you have, to read what came before it) */
+                before?: number;
+                newest?: "true" | "false" | "1" | "0";
                 /** @description default 1000, values above 5000 are clamped */
                 limit?: number;
                 /** @description read the output as this format instead of the pod's agent's (e.g. a `shell` pod whose script runs `claude -p --output-format stream-json`) */
@@ -4646,6 +4649,8 @@ export interface operations {
                         last_seq: number | null;
                         /** @description more entries are there already (the page reached `limit`) */
                         has_more: boolean;
+                        /** @description matching entries before the page (0 unless `newest` was asked) */
+                        earlier: number;
                         /** @description the page size used */
                         limit: number;
                         /** @description the pod has ended: the transcript will not grow */
