@@ -1660,6 +1660,8 @@ export interface components {
             auto_close: boolean;
             pod_timeout_minutes: number | null;
             max_turns: number | null;
+            /** @description `CONFIG max_cost_usd`: US dollars the pod's model calls may cost (docs/agents.md, budgets); null: no budget of its own */
+            max_cost_usd: number | null;
             /** @enum {unknown} */
             mode: "direct" | "autopilot";
             alias: string | null;

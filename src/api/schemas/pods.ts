@@ -52,6 +52,7 @@ export const Pod = Type.Object(
     auto_close: Type.Boolean(),
     pod_timeout_minutes: Nullable(Type.Integer()),
     max_turns: Nullable(Type.Integer()),
+    max_cost_usd: Nullable(Type.Number({ description: "`CONFIG max_cost_usd`: US dollars the pod's model calls may cost (docs/agents.md, budgets); null: no budget of its own" })),
     mode: Type.Enum(['direct', 'autopilot']),
     alias: Nullable(Type.String()),
     parent_pod_key: Nullable(Type.String({ description: 'the pod that spawned this one with its pod token (docs/mcp.md); null for pods created with an API key or by a loop' })),
