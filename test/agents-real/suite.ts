@@ -80,7 +80,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       expect(tokens).toEqual(expected);
       if (expectations.unreported.includes('cost_usd')) expect(cost).toBeNull();
       else expect(cost).toBeGreaterThan(0);
-    });
+    }, 180_000);
 
     it('has the drover MCP server (docs/mcp.md): the model calls channel_post, the message lands in the pod\'s channel as the agent, with the pod key', async () => {
       const created = await h.api('POST', `${ORG}/channels`, { name: unique('mcp-channel') });
@@ -162,7 +162,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       // Whatever the CLI made of it (an error, or its own message such as "Not logged in"), the model never answered.
       expect(ended.result).not.toBe('Should not be reached with the key.');
       expect(await h.output(unkeyed)).not.toContain(MODEL_KEY);
-    });
+    }, 180_000);
 
     it('a persistent loop with session_persistence, its key (CREDENTIAL) and endpoint in agentfile_layer: run 2 resumes run 1’s session, the model sees the earlier conversation', async () => {
       const slug = unique('session-loop').toLowerCase();
@@ -209,7 +209,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       }
       // Run 1's conversation did not know run 2's.
       expect(h.mock.requestsOf(first).every((r) => r.conversation.messages.every((m) => !m.text.includes(second)))).toBe(true);
-    });
+    }, 180_000);
 
     if (slug === 'claude-code') autopilotTests(() => h);
   });
