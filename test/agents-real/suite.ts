@@ -170,7 +170,6 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
         expect(pod.result).toBe(`Ran in ${mode}.`);
         expect(h.mock.requestsOf(script).length).toBeGreaterThan(0);
       }
-      // One pod per mode at once: as long as the other tests that run CLIs (a loaded machine).
     }, 180_000);
 
     it('the API key reaches the agent only as the relay\'s placeholder (every process of the pod, its output, its files); the stand-in gets the real key', async () => {
