@@ -1574,9 +1574,9 @@ export interface components {
                 cache_read_tokens: number | null;
                 /** @description input tokens written to the prompt cache */
                 cache_write_tokens: number | null;
-                /** @description cost in US dollars, as the agent computed it */
+                /** @description cost in US dollars: the relay's priced sum, or as the agent computed it */
                 cost_usd: number | null;
-                /** @description model turns of the agent loop */
+                /** @description model turns of the agent loop (with the relay: its model calls) */
                 turns: number | null;
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
@@ -1626,9 +1626,9 @@ export interface components {
                 cache_read_tokens: number | null;
                 /** @description input tokens written to the prompt cache */
                 cache_write_tokens: number | null;
-                /** @description cost in US dollars, as the agent computed it */
+                /** @description cost in US dollars: the relay's priced sum, or as the agent computed it */
                 cost_usd: number | null;
-                /** @description model turns of the agent loop */
+                /** @description model turns of the agent loop (with the relay: its model calls) */
                 turns: number | null;
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
@@ -1660,7 +1660,7 @@ export interface components {
             auto_close: boolean;
             pod_timeout_minutes: number | null;
             max_turns: number | null;
-            /** @description `CONFIG max_cost_usd`: US dollars the pod's model calls may cost (docs/agents.md, budgets); null: no budget of its own */
+            /** @description `CONFIG max_cost_usd`: what its model calls may cost, checked by the runner's relay before each call (its spend is `usage.cost_usd`); null: no pod budget */
             max_cost_usd: number | null;
             /** @enum {unknown} */
             mode: "direct" | "autopilot";
@@ -1878,9 +1878,9 @@ export interface components {
                 cache_read_tokens: number | null;
                 /** @description input tokens written to the prompt cache */
                 cache_write_tokens: number | null;
-                /** @description cost in US dollars, as the agent computed it */
+                /** @description cost in US dollars: the relay's priced sum, or as the agent computed it */
                 cost_usd: number | null;
-                /** @description model turns of the agent loop */
+                /** @description model turns of the agent loop (with the relay: its model calls) */
                 turns: number | null;
             };
             delivery: components["schemas"]["Delivery"] | null;

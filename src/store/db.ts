@@ -21,6 +21,13 @@ export interface Store {
    * arrive together share one commit (see GroupCommit); on PostgreSQL each is its own.
    */
   transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * SQLite: a value that differs whenever the database may have changed since it was last read
+   * (a write through this process, committed or not, or a commit by any other connection), read
+   * without a query through Kysely. Null on PostgreSQL, where other replicas write unseen: there
+   * a value derived from the data must be read from the database itself.
+   */
+  changeToken(): string | null;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -62,10 +69,15 @@ function openSqlite(file: string): Store {
   const checkpointer = new Checkpointer(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   const groupCommit = new GroupCommit(db);
+  // Both read synchronously on the one connection: total_changes() counts this connection's
+  // writes, data_version moves with every commit by another connection (another process).
+  const ownChanges = database.prepare('select total_changes()').pluck();
+  const dataVersion = database.prepare('pragma data_version').pluck();
   return {
     kind: 'sqlite',
     db,
     transaction: (work) => groupCommit.run(work),
+    changeToken: () => `${String(dataVersion.get())}:${String(ownChanges.get())}`,
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -116,6 +128,7 @@ function openPostgres(url: string, schema: string | null, max: number): Store {
     kind: 'postgres',
     db,
     transaction: (work) => db.transaction().execute(work),
+    changeToken: () => null,
     postgres: { url, schema },
     async ping() {
       await sql`select 1`.execute(db);
