@@ -17,6 +17,10 @@ import type { Writable } from 'node:stream';
 import { openSandbox, type SandboxLaunch } from '../src/runner/sandbox/index.ts';
 import { runnerNetwork } from '../src/runner/network/runner.ts';
 import { PodNetwork } from '../src/runner/network/index.ts';
+import { installSignalCleanup, makeTempDir, removeTempDir } from './harness.ts';
+import { reportFigures } from './summary.ts';
+
+const BENCH = 'Network walls (runner side)';
 
 const STARTS = Number(process.env.BENCH_NETWORK_STARTS ?? 200);
 const PINGS = Number(process.env.BENCH_NETWORK_PINGS ?? 2000);
@@ -41,7 +45,8 @@ function exitOf(launch: SandboxLaunch): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const scratch = fs.mkdtempSync('/var/tmp/drover-bench-network-');
+  installSignalCleanup();
+  const scratch = makeTempDir('network');
   const work = path.join(scratch, 'work');
   const ws = path.join(scratch, 'ws');
   fs.mkdirSync(ws, { recursive: true });
@@ -77,6 +82,10 @@ async function main(): Promise<void> {
     }
     const added = w.map((v, i) => v - p[i]);
     console.log(`pod start, ${STARTS} interleaved pairs: walls p50 ${ms(pct(w, 50))} p99 ${ms(pct(w, 99))}; plain bwrap p50 ${ms(pct(p, 50))} p99 ${ms(pct(p, 99))}; added p50 ${ms(pct(added, 50))} p99 ${ms(pct(added, 99))}`);
+    reportFigures(BENCH, [
+      { figure: `pod start added by the network walls, p50 (${STARTS} interleaved pairs)`, measured: ms(pct(added, 50)), target: '< 40 ms', pass: pct(added, 50) < 40 },
+      { figure: 'pod start with the network walls / plain bwrap, p50', measured: `${ms(pct(w, 50))} / ${ms(pct(p, 50))}` },
+    ]);
 
     // 2. The proxy, runner side.
     const pod = await PodNetwork.open(runner, { ...spec, key: 'p-bench-proxy' }, () => {});
@@ -122,6 +131,7 @@ async function main(): Promise<void> {
       dp.push(await ping(d));
     }
     console.log(`round trip of 64 bytes, ${PINGS} interleaved: CONNECT tunnel p50 ${ms(pct(tp, 50))} p99 ${ms(pct(tp, 99))}; direct p50 ${ms(pct(dp, 50))} p99 ${ms(pct(dp, 99))}`);
+    reportFigures(BENCH, [{ figure: 'round trip of 64 bytes through the pod proxy / direct, p50', measured: `${ms(pct(tp, 50))} / ${ms(pct(dp, 50))}` }]);
     t.destroy();
     d.destroy();
     const rates: string[] = [];
@@ -132,10 +142,11 @@ async function main(): Promise<void> {
       b.destroy();
     }
     console.log(`throughput of 256 MiB echoed, 2 rounds: ${rates.join('; ')}`);
+    reportFigures(BENCH, [{ figure: 'throughput of 256 MiB echoed, 2 rounds', measured: rates.join('; ') }]);
     await pod.close();
   } finally {
     echo.close();
-    fs.rmSync(scratch, { recursive: true, force: true });
+    removeTempDir(scratch);
   }
 }
 
