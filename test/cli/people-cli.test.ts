@@ -59,16 +59,16 @@ describe.each(DATABASES)('drover: people, presets and placement (%s)', { timeout
 
   beforeAll(async () => {
     database = await createProcessTestDatabase(kind);
-    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOCAL_RUNNER: 'true' }, localRunner: true });
+    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOCAL_RUNNER: 'true' }, localRunner: true, timeoutMs: 90_000 });
     bootstrapKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-people-cli-'));
     fs.mkdirSync(path.join(scratch, 'home'));
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (!((await api('GET', `${ORG}/runners`)).runners as { status: string }[]).some((r) => r.status === 'online')) {
       if (Date.now() > deadline) throw new Error('the local runner did not come online');
       await new Promise((r) => setTimeout(r, 200));
     }
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await server?.stop();
