@@ -87,6 +87,9 @@ describe.each(DATABASES)('dashboard spend, names and delivery with real data (%s
     expect(standIn.requests.length).toBeGreaterThanOrEqual(2);
     for (const request of standIn.requests) expect(request.headers['x-api-key']).toBe(SECRET);
 
+    // The relay's ledger (what GET /usage sums) may land just after a pod's end is reported.
+    await expect.poll(async () => (await d.api<{ total: { pods: number } }>('GET', '/usage?group_by=user')).body.total.pods, { timeout: 30_000 }).toBe(2);
+
     const page = await d.signedIn(1280);
     // The usage view: the cost per person, the person by name.
     await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Usage' }).click();
