@@ -27,6 +27,7 @@ interface PodDetail {
   status: string;
   error_message: string | null;
   usage: Usage;
+  max_cost_usd: number | null;
 }
 
 const layer = (script: string, ...directives: string[]) => [...directives, 'PROMPT <<END', script, 'END'].join('\n');
@@ -166,6 +167,8 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
     expect(pod.error_message).toBe(`budget reached: $${COST.anthropic.toFixed(4)} of $0.1000 (pod max_cost_usd)`);
     expect(standIn.requests.length - before).toBe(1);
     expect(pod.usage.cost_usd).toBeCloseTo(COST.anthropic, 9);
+    // The pod shows its budget beside its spend (usage.cost_usd).
+    expect(pod.max_cost_usd).toBe(0.1);
   });
 
   it("an organization's monthly quota stops its pods the same way", async () => {
