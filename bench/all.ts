@@ -32,7 +32,7 @@ const PARTS: BenchPart[] = [
   { name: 'runners', file: 'runner-sim.ts', capSec: 330, env: { BENCH_RUNNERS: '10000', BENCH_RUNNER_WINDOW: '30' } },
   { name: 'walls', file: 'walls.ts', capSec: 150, env: { BENCH_WALLS_ROUNDS: '20', BENCH_WALLS_WARMUP: '3' } },
   { name: 'network', file: 'network.ts', capSec: 120, env: { BENCH_NETWORK_STARTS: '50', BENCH_NETWORK_PINGS: '500' } },
-  { name: 'relay', file: 'relay.ts', capSec: 120 },
+  { name: 'relay', file: 'relay.ts', capSec: 150, env: { BENCH_RELAY_CALLS: '300', BENCH_RELAY_BURST: '200', BENCH_RELAY_WARMUP: '50' } },
   { name: 'delivery', file: 'delivery.ts', capSec: 180, env: { BENCH_DELIVERY_ROUNDS: '5' } },
   { name: 'dashboard', file: 'dashboard.ts', capSec: 150, env: { BENCH_DASHBOARD_RUNS: '3' } },
   { name: 'pods', file: 'pods.ts', capSec: 150, env: { BENCH_PODS_COUNT: '50', BENCH_PODS_DURATION: '10' } },
