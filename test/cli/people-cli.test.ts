@@ -36,7 +36,7 @@ function rows(stdout: string): Record<string, string>[] {
     .map((line) => Object.fromEntries(starts.map(([name, at], i) => [name, line.slice(at, i + 1 < starts.length ? starts[i + 1][1] : undefined).trim()])));
 }
 
-describe.each(DATABASES)('drover: people, presets and placement (%s)', { timeout: 120_000 }, (kind) => {
+describe.each(DATABASES)('drover: people, presets and placement (%s)', { timeout: 300_000 }, (kind) => {
   let database: TestDatabase;
   let server: ServerProcess;
   let bootstrapKey: string;
