@@ -77,6 +77,21 @@ export async function recordHeartbeat(db: Executor, id: number, connectionId: st
 }
 
 /**
+ * A heartbeat that changes nothing but the time: true when the runner's current connection is
+ * `connectionId` and its status is `status` already (one indexed update, no reads).
+ */
+export async function recordSteadyHeartbeat(db: Executor, id: number, connectionId: string, status: RunnersTable['status'], now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('runners')
+    .set({ last_heartbeat_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('connection_id', '=', connectionId)
+    .where('status', '=', status)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
  * Deletes a runner for good, keeping its row (its pods name it): it leaves every list, and its
  * credential is replaced by a value no credential hashes to (hashes are hex). False when there
  * was no such runner (or it was deleted already).
