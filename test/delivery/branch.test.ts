@@ -188,6 +188,25 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
     for (const name of ['hook', 'filter', 'fsmonitor']) expect(fs.existsSync(`/tmp/drover-delivery-${name}`)).toBe(false);
   });
 
+  it('a patch over 1 MiB (more than one runner-link message carries) is kept whole: GET /patch returns all of it', async () => {
+    // 1.5 MiB of text lines: the patch travels in pod_patch parts before the pod's end report.
+    const script = "awk 'BEGIN { for (i = 0; i < 24000; i++) printf \"line %06d of the large change, padded to sixty-four characters.\\n\", i }' > large.txt";
+    const key = await c.createPod(script, runner.runnerId, 'REPO shop');
+    const pod = await settled(key);
+    expect(pod.delivery, JSON.stringify(pod)).toMatchObject({ status: 'pushed', branch: `drover/${key}`, files_changed: 1, insertions: 24000 });
+    const patch = await c.api('GET', `${ORG}/pods/${key}/patch`);
+    expect(patch.status).toBe(200);
+    expect(patch.text.length).toBeGreaterThan(1024 * 1024);
+    expect(patch.text).toContain('+line 000000 of the large change');
+    expect(patch.text).toContain('+line 023999 of the large change');
+    // The whole patch: applied to the base, it gives the pushed tree.
+    const apply = path.join(scratch, `apply-${key}`);
+    fixtureGit(scratch, 'clone', '-q', repo.bare, apply);
+    fs.writeFileSync(path.join(scratch, 'large.patch'), patch.text);
+    fixtureGit(apply, 'am', '-q', path.join(scratch, 'large.patch'));
+    expect(fixtureGit(apply, 'rev-parse', 'HEAD^{tree}')).toBe(git('rev-parse', `drover/${key}^{tree}`));
+  });
+
   it('CONFIG deliver checks: merge_request on a plain git repository, deliver_branch = the base branch, deliver without REPO are 400', async () => {
     for (const lines of [['REPO shop', 'CONFIG deliver = merge_request'], ['REPO shop', 'CONFIG deliver_branch = main'], ['CONFIG deliver = branch'], ['REPO shop', 'CONFIG deliver = later']]) {
       const response = await c.api('POST', `${ORG}/pods`, { agent_slug: 'shell', agentfile_layer: [...lines, 'PROMPT "true"'].join('\n') });
