@@ -10,7 +10,7 @@ import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
 import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, http as request, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { createProcessTestDatabase, http as request, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 const ADMIN_TOKEN = 'drvadm_delivery_branch_admin_token_0123456789abc';
 
@@ -55,16 +55,16 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
     scratch = tempDir('delivery-branch');
     repo = bareRepository(scratch, 'shop', { 'README.md': 'shop\n', 'src/discount.js': 'module.exports = (p) => p;\n', '.gitignore': 'node_modules/\n' });
     base = git('rev-parse', 'main');
-    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
+    server = await startServerProcess({ dataDir: database.dataDir, timeoutMs: 90_000, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'deliver', env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' } });
+    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'deliver', env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' }, timeoutMs: 90_000 });
     await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
     const created = await request(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
       bearer: ADMIN_TOKEN,
       body: { name: 'shop', full_name: 'acme/shop', provider: 'git', url: repo.bare, default_branch: 'main', token: 'unused-for-a-path' },
     });
     expect(created.status, created.text).toBe(201);
-  });
+  }, 240_000);
 
   afterAll(async () => {
     await runner?.stop();
@@ -94,6 +94,13 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
     expect(git('log', '--format=%s', 'main..fix/discount-percent').split('\n')).toEqual([`Uncommitted changes of pod ${key}`, 'Fix the discount percentage']);
     expect(git('rev-parse', 'main')).toBe(base);
     expect(git('ls-tree', '-r', '--name-only', 'fix/discount-percent').split('\n').sort()).toEqual(['.gitignore', 'NOTES.md', 'README.md', 'src/discount.js']);
+
+    // The CLI's `pods get` shows it: branch, head, diff stat, commits.
+    const shown = await runDrover(['pods', 'get', key], { env: { HOME: scratch, XDG_CONFIG_HOME: path.join(scratch, 'xdg'), DROVER_API_URL: server.url, DROVER_ORG: 'default', DROVER_API_KEY: apiKey } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`pushed → fix/discount-percent @ ${d.head_commit!.slice(0, 12)}`);
+    expect(shown.stdout).toContain('3 files changed, +3 -2');
+    expect(shown.stdout).toContain(`${d.commits[0].sha.slice(0, 12)} Fix the discount percentage`);
 
     const patch = await c.api('GET', `${ORG}/pods/${key}/patch`);
     expect(patch.status).toBe(200);

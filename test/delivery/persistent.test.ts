@@ -74,7 +74,7 @@ describe.each(DATABASES)('persistent loops deliver their work, and their workspa
     repo = bareRepository(scratch, 'notes', { 'README.md': 'notes\n' });
     server = await startServerProcess({ dataDir: database.dataDir, timeoutMs: 90_000, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'persistent', env: runnerEnv() });
+    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'persistent', env: runnerEnv(), timeoutMs: 90_000 });
     await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
     const created = await http(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
       bearer: ADMIN_TOKEN,
@@ -82,7 +82,7 @@ describe.each(DATABASES)('persistent loops deliver their work, and their workspa
     });
     expect(created.status, created.text).toBe(201);
     repositoryId = (created.body as { repository: { id: number } }).repository.id;
-  });
+  }, 240_000);
 
   afterAll(async () => {
     await runner?.stop();
