@@ -12,21 +12,16 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { envInt, loadAvgText, log, round, runIfMain, runParts, summary, type Row } from './harness.ts';
 import { openSandbox, type SandboxLaunch } from '../src/runner/sandbox/index.ts';
 import { runnerNetwork } from '../src/runner/network/runner.ts';
 import { PodNetwork } from '../src/runner/network/index.ts';
 
-const STARTS = Number(process.env.BENCH_NETWORK_STARTS ?? 200);
-const PINGS = Number(process.env.BENCH_NETWORK_PINGS ?? 2000);
 const BULK = 256 * 1024 * 1024;
-
-const pct = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const ms = (n: number) => `${n.toFixed(1)} ms`;
+const ms = (n: number) => `${round(n, 1)} ms`;
 
 /** Runs a sandbox launch to its end: bwrap reads its options from the pipe on fd 3. */
 function exitOf(launch: SandboxLaunch): Promise<void> {
@@ -40,7 +35,10 @@ function exitOf(launch: SandboxLaunch): Promise<void> {
   });
 }
 
-async function main(): Promise<void> {
+async function measure(): Promise<Row[]> {
+  const STARTS = envInt('BENCH_NETWORK_STARTS', 200);
+  const PINGS = envInt('BENCH_NETWORK_PINGS', 2000);
+  const rows: Row[] = [{ name: 'load average (1 / 5 / 15 min) at the start', value: loadAvgText(os.loadavg()) }];
   const scratch = fs.mkdtempSync('/var/tmp/drover-bench-network-');
   const work = path.join(scratch, 'work');
   const ws = path.join(scratch, 'ws');
@@ -75,8 +73,14 @@ async function main(): Promise<void> {
       w.push(await walled());
       p.push(await plain());
     }
-    const added = w.map((v, i) => v - p[i]);
-    console.log(`pod start, ${STARTS} interleaved pairs: walls p50 ${ms(pct(w, 50))} p99 ${ms(pct(w, 99))}; plain bwrap p50 ${ms(pct(p, 50))} p99 ${ms(pct(p, 99))}; added p50 ${ms(pct(added, 50))} p99 ${ms(pct(added, 99))}`);
+    const [sw, sp, sa] = [summary(w), summary(p), summary(w.map((v, i) => v - p[i]))];
+    log(`pod start, ${STARTS} interleaved pairs: walls p50 ${ms(sw.p50)} p99 ${ms(sw.p99)}; plain bwrap p50 ${ms(sp.p50)} p99 ${ms(sp.p99)}; added p50 ${ms(sa.p50)} p99 ${ms(sa.p99)}`);
+    rows.push(
+      { name: `sandboxed true with the network walls (${STARTS}, interleaved) p50 / p99`, value: `${ms(sw.p50)} / ${ms(sw.p99)}` },
+      { name: `sandboxed true, plain bwrap (${STARTS}, interleaved) p50 / p99`, value: `${ms(sp.p50)} / ${ms(sp.p99)}` },
+      { name: 'added by the network walls, per pair, p50', value: ms(sa.p50), target: '< 40 ms', pass: sa.p50 < 40 },
+      { name: 'added by the network walls, per pair, p99', value: ms(sa.p99), target: '< 100 ms', pass: sa.p99 < 100 },
+    );
 
     // 2. The proxy, runner side.
     const pod = await PodNetwork.open(runner, { ...spec, key: 'p-bench-proxy' }, () => {});
@@ -121,7 +125,8 @@ async function main(): Promise<void> {
       tp.push(await ping(t));
       dp.push(await ping(d));
     }
-    console.log(`round trip of 64 bytes, ${PINGS} interleaved: CONNECT tunnel p50 ${ms(pct(tp, 50))} p99 ${ms(pct(tp, 99))}; direct p50 ${ms(pct(dp, 50))} p99 ${ms(pct(dp, 99))}`);
+    const [st, sd] = [summary(tp), summary(dp)];
+    rows.push({ name: `round trip of 64 bytes, ${PINGS} interleaved: CONNECT tunnel / direct, p50 (p99)`, value: `${ms(st.p50)} (${ms(st.p99)}) / ${ms(sd.p50)} (${ms(sd.p99)})` });
     t.destroy();
     d.destroy();
     const rates: string[] = [];
@@ -131,12 +136,15 @@ async function main(): Promise<void> {
       a.destroy();
       b.destroy();
     }
-    console.log(`throughput of 256 MiB echoed, 2 rounds: ${rates.join('; ')}`);
+    rows.push({ name: 'throughput of 256 MiB echoed, 2 rounds', value: rates.join('; ') });
     await pod.close();
+    return rows;
   } finally {
     echo.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-await main();
+export const run = () => runParts('network', 'BENCH_NETWORK_ONLY', { a: measure });
+
+runIfMain(import.meta.url, 'Network walls: pod start and the egress proxy', run);

@@ -10,9 +10,11 @@
  * for each runner, one pod at a time, alternating walled / plain after BENCH_WALLS_WARMUP (5) pairs
  * of warm-up, BENCH_WALLS_ROUNDS (30) pairs measured. Added cost = walled − plain of each pair.
  */
+import os from 'node:os';
 import {
   ORG,
   envInt,
+  loadAvgText,
   expect,
   log,
   makeTempDir,
@@ -79,6 +81,7 @@ async function podStart(): Promise<Row[]> {
   const warmup = envInt('BENCH_WALLS_WARMUP', 5);
   const rounds = envInt('BENCH_WALLS_ROUNDS', 30);
   const dataDir = makeTempDir('walls');
+  const load = loadAvgText(os.loadavg());
   try {
     const server = await startServe({ name: 'drover-serve', dataDir, localRunner: false });
     const runners: Child[] = [];
@@ -108,6 +111,7 @@ async function podStart(): Promise<Row[]> {
       const [sw, sp, sa] = [summary(w), summary(p), summary(added)];
       log(`walled p50 ${ms(sw.p50)} p99 ${ms(sw.p99)}; plain p50 ${ms(sp.p50)} p99 ${ms(sp.p99)}; added p50 ${ms(sa.p50)} p99 ${ms(sa.p99)}`);
       return [
+        { name: 'load average (1 / 5 / 15 min) at the start / at the end', value: `${load} / ${loadAvgText(os.loadavg())}` },
         { name: `walled runner's isolation`, value: JSON.stringify(walled.isolation) },
         { name: `POST /pods → ended, walls on (${rounds} pods, interleaved) p50 / p99`, value: `${ms(sw.p50)} / ${ms(sw.p99)}` },
         { name: `POST /pods → ended, --sandbox none (${rounds} pods, interleaved) p50 / p99`, value: `${ms(sp.p50)} / ${ms(sp.p99)}` },

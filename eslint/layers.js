@@ -43,7 +43,9 @@ export function roomOf(file) {
 /** Why `from` may not import `to`, or null when it may. */
 export function violation(from, to) {
   if (from === null || to === null || from === to || from === 'root') return null;
-  if (from === 'web') return to === 'protocol' ? null : `the dashboard may import only web/ and src/protocol/, not ${to}/`;
+  // The dashboard shares the vocabulary (protocol/) and the generated API types (client/) with the
+  // server and the CLI (docs/dashboard.md, "How the assets are built and served").
+  if (from === 'web') return to === 'protocol' || to === 'client' ? null : `the dashboard may import only web/, src/protocol/ and src/client/, not ${to}/`;
   if (to === 'web') return 'src/ does not import the dashboard (web/)';
   if (to === 'root') return 'only the composition root (main, config, app, serve/) imports the composition root';
   if (to === 'kernel') return null;

@@ -12,8 +12,11 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export function createLogger(options: { level: string; format: LogFormat; stdout?: NodeJS.WriteStream }): Logger {
   const stdout = options.stdout ?? process.stdout;
   const human = options.format === 'pretty' || (options.format === 'auto' && stdout.isTTY === true);
-  // pino's own writer on fd 1 is faster than going through process.stdout.
-  if (!human) return options.stdout ? pino({ level: options.level }, options.stdout) : pino({ level: options.level });
+  // pino's own writer on fd 1 is faster than going through process.stdout. It writes without
+  // blocking the event loop: lines logged while a write is in flight go out together in the next
+  // one (one write per burst rather than per request), and what is still buffered when the
+  // process exits is written synchronously then (pino registers that on exit).
+  if (!human) return options.stdout ? pino({ level: options.level }, options.stdout) : pino({ level: options.level }, pino.destination({ dest: 1, sync: false }));
   return pino(
     { level: options.level },
     pretty({ destination: stdout, colorize: stdout.isTTY === true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }),

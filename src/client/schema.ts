@@ -1574,9 +1574,9 @@ export interface components {
                 cache_read_tokens: number | null;
                 /** @description input tokens written to the prompt cache */
                 cache_write_tokens: number | null;
-                /** @description cost in US dollars, as the agent computed it */
+                /** @description cost in US dollars: the relay's priced sum, or as the agent computed it */
                 cost_usd: number | null;
-                /** @description model turns of the agent loop */
+                /** @description model turns of the agent loop (with the relay: its model calls) */
                 turns: number | null;
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
@@ -1626,9 +1626,9 @@ export interface components {
                 cache_read_tokens: number | null;
                 /** @description input tokens written to the prompt cache */
                 cache_write_tokens: number | null;
-                /** @description cost in US dollars, as the agent computed it */
+                /** @description cost in US dollars: the relay's priced sum, or as the agent computed it */
                 cost_usd: number | null;
-                /** @description model turns of the agent loop */
+                /** @description model turns of the agent loop (with the relay: its model calls) */
                 turns: number | null;
             };
             /** @description while the pod is queued: its place in the organization's queue (1 = the next to get a runner slot); null otherwise */
@@ -1660,6 +1660,8 @@ export interface components {
             auto_close: boolean;
             pod_timeout_minutes: number | null;
             max_turns: number | null;
+            /** @description `CONFIG max_cost_usd`: what its model calls may cost, checked by the runner's relay before each call (its spend is `usage.cost_usd`); null: no pod budget */
+            max_cost_usd: number | null;
             /** @enum {unknown} */
             mode: "direct" | "autopilot";
             alias: string | null;
@@ -1818,7 +1820,7 @@ export interface components {
             /** @description runs cancelled before they ended */
             cancelled_runs: number;
             active_run_count: number;
-            /** @description the sum of the costs its runs' agents reported; null when none reported one */
+            /** @description the sum of its runs' costs (the relay's priced sums, or as their agents reported them); null when none has one */
             total_cost_usd: number | null;
             /**
              * Format: date-time
@@ -1876,9 +1878,9 @@ export interface components {
                 cache_read_tokens: number | null;
                 /** @description input tokens written to the prompt cache */
                 cache_write_tokens: number | null;
-                /** @description cost in US dollars, as the agent computed it */
+                /** @description cost in US dollars: the relay's priced sum, or as the agent computed it */
                 cost_usd: number | null;
-                /** @description model turns of the agent loop */
+                /** @description model turns of the agent loop (with the relay: its model calls) */
                 turns: number | null;
             };
             delivery: components["schemas"]["Delivery"] | null;
@@ -4577,6 +4579,9 @@ export interface operations {
             query?: {
                 /** @description only the entries whose seq is greater (pass the last `last_seq`) */
                 after?: number;
+                /** @description only the entries whose seq is smaller (pass the seq of the first entry you have, to read what came before it) */
+                before?: number;
+                newest?: "true" | "false" | "1" | "0";
                 /** @description default 1000, values above 5000 are clamped */
                 limit?: number;
                 /** @description read the output as this format instead of the pod's agent's (e.g. a `shell` pod whose script runs `claude -p --output-format stream-json`) */
@@ -4644,6 +4649,8 @@ export interface operations {
                         last_seq: number | null;
                         /** @description more entries are there already (the page reached `limit`) */
                         has_more: boolean;
+                        /** @description matching entries before the page (0 unless `newest` was asked) */
+                        earlier: number;
                         /** @description the page size used */
                         limit: number;
                         /** @description the pod has ended: the transcript will not grow */

@@ -69,7 +69,8 @@ export async function agentLaunch(input: AgentLaunchInput): Promise<AgentLaunch>
   });
   const network = input.network ?? null;
   Object.assign(env, network?.env); // the proxy and the in-pod DROVER_API_URL win over ENV
-  const relayArgs = input.relay ? await relayAgent(input.relay, spec, env, network) : [];
+  const relayed = input.relay ? await relayAgent(input.relay, spec, env, workspace.home, network) : { args: [], skipped: null };
+  if (relayed.skipped) input.note(relayed.skipped);
   // The drover MCP server in the agent's own configuration (docs/mcp.md), unless CONFIG mcp = false.
   let mcp: Awaited<ReturnType<typeof wireMcp>>;
   try {
@@ -87,7 +88,7 @@ export async function agentLaunch(input: AgentLaunchInput): Promise<AgentLaunch>
       permissionMode: spec.permission_mode ?? undefined,
       resumeSessionId: run.resumeSessionId,
       workspace: workspace.path,
-      mcpArgs: [...mcp.args, ...relayArgs],
+      mcpArgs: [...mcp.args, ...relayed.args],
     });
   } catch (error) {
     return { spawnError: (error as Error).message };

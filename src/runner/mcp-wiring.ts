@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mcpArgs, mcpHomeConfig, supportsMcp, type McpServerLaunch } from '../agents/mcp.ts';
 import { PACKAGE_ROOT } from '../paths.ts';
-import { PodTreeError, readPodFile, writePodFile } from './pod-tree.ts';
+import { updatePodJsonFiles } from './pod-tree.ts';
 
 /** The pod's variables `drover mcp` reads; each is passed on when the pod has it. */
 export const MCP_ENV_NAMES = ['DROVER_API_URL', 'DROVER_ORG', 'DROVER_POD_TOKEN', 'DROVER_POD_KEY', 'DROVER_CHANNEL_ID', 'DROVER_TICKET_SLUG', 'DROVER_STATUS_FILE'];
@@ -37,21 +37,6 @@ export function mcpLaunch(agentEnv: NodeJS.ProcessEnv): McpServerLaunch {
   };
 }
 
-/** The most of an agent's config file the runner reads. */
-const MAX_CONFIG_BYTES = 1024 * 1024;
-
-/** The pod's config file as an object ({} when missing), null when it is not a JSON object. */
-function readJsonObject(home: string, file: string): Record<string, unknown> | null {
-  const text = readPodFile(home, file, MAX_CONFIG_BYTES);
-  if (text === null) return {};
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Wires the server for one run of `slug` in `home`; answers the arguments to add to its command
  * line. A config file of the template that is not a JSON object (JSONC with comments, say) is
@@ -62,16 +47,7 @@ export async function wireMcp(slug: string, home: string, agentEnv: NodeJS.Proce
   await ensureMcpBundle();
   const launch = mcpLaunch(agentEnv);
   // The pod's HOME is the pod's: nothing in it is followed or trusted (./pod-tree.ts).
-  for (const change of mcpHomeConfig(slug, launch)) {
-    let existing: Record<string, unknown> | null;
-    try {
-      existing = readJsonObject(home, change.file);
-      if (existing !== null) writePodFile(home, change.file, `${JSON.stringify(change.update(existing), null, 2)}\n`);
-    } catch (error) {
-      if (!(error instanceof PodTreeError)) throw error;
-      return { args: [], skipped: `${error.message} in the pod's HOME, so the drover MCP server was not added to it` };
-    }
-    if (existing === null) return { args: [], skipped: `${change.file} in the pod's HOME is not a JSON object, so the drover MCP server was not added to it` };
-  }
+  const refused = updatePodJsonFiles(home, mcpHomeConfig(slug, launch));
+  if (refused) return { args: [], skipped: `${refused} in the pod's HOME, so the drover MCP server was not added to it` };
   return { args: mcpArgs(slug, launch), skipped: null };
 }

@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import type { HomeConfigChange } from '../agents/mcp.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 
@@ -126,4 +127,39 @@ export function writePodFile(root: string, relative: string, text: string): void
   } finally {
     fs.closeSync(parent.dirFd);
   }
+}
+
+/** The most of an agent's config file the runner reads. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** The file as an object ({} when missing), null when it is not a JSON object. */
+function readJsonObject(root: string, file: string): Record<string, unknown> | null {
+  const text = readPodFile(root, file, MAX_CONFIG_BYTES);
+  if (text === null) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Applies each change to its JSON file below `root`, keeping what else the file holds. Stops at the
+ * first file that is a link, not a regular file, too large or not a JSON object (JSONC with
+ * comments, say), and answers why (naming the file); null when every change was written.
+ */
+export function updatePodJsonFiles(root: string, changes: readonly HomeConfigChange[]): string | null {
+  for (const change of changes) {
+    let existing: Record<string, unknown> | null;
+    try {
+      existing = readJsonObject(root, change.file);
+      if (existing !== null) writePodFile(root, change.file, `${JSON.stringify(change.update(existing), null, 2)}\n`);
+    } catch (error) {
+      if (!(error instanceof PodTreeError)) throw error;
+      return error.message;
+    }
+    if (existing === null) return `${change.file} is not a JSON object`;
+  }
+  return null;
 }

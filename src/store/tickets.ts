@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { Executor } from './db.ts';
 import type { NewTicket, TicketRow, TicketUpdate } from './schema.ts';
 
@@ -222,7 +222,15 @@ export async function bumpTicketVersion(trx: Executor, orgId: number): Promise<v
     .execute();
 }
 
+/** Compiled once per executor: it runs on every cached read, where compiling cost as much as running it. */
+const versionQueries = new WeakMap<Executor, CompiledQuery>();
+
 export async function ticketVersion(db: Executor, orgId: number): Promise<number> {
-  const row = await db.selectFrom('ticket_versions').select('version').where('org_id', '=', orgId).executeTakeFirst();
-  return Number(row?.version ?? 0);
+  let compiled = versionQueries.get(db);
+  if (!compiled) {
+    compiled = db.selectFrom('ticket_versions').select('version').where('org_id', '=', 0).compile();
+    versionQueries.set(db, compiled);
+  }
+  const { rows } = await db.executeQuery<{ version: number | string }>({ ...compiled, parameters: [orgId] });
+  return Number(rows[0]?.version ?? 0);
 }

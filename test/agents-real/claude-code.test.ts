@@ -6,10 +6,4 @@
  */
 import { SESSION_UUID, realAgentSuite } from './suite.ts';
 
-realAgentSuite('claude-code', {
-  usageCounts: 'main',
-  unreported: [],
-  zero: [],
-  turns: 'main',
-  sessionId: SESSION_UUID,
-});
+realAgentSuite('claude-code', { sessionId: SESSION_UUID, turns: 'agent' });

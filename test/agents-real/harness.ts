@@ -1,13 +1,17 @@
 /**
  * What the real-agent suites share: a real `drover serve` (SQLite: these suites test the CLIs, not
- * the database), a real `drover runner` whose PATH holds the published CLIs (test/helpers/
+ * the database; `DROVER_TEST_REAL_AGENTS_DATABASE=postgres` with DATABASE_URL runs them on
+ * PostgreSQL), a real `drover runner` whose PATH holds the published CLIs (test/helpers/
  * agent-clis.ts), and the model stand-ins (test/helpers/model-mocks) on loopback.
  *
  * How the agents are configured is how an operator would do it: the runner's credentials
  * (`credentials.json` in its work dir) hold the API keys, which reach an agent only when its
- * agentfile names them with `CREDENTIAL`; Claude Code's and Gemini CLI's model endpoint comes with
- * `ENV`; Codex's and OpenCode's from their configuration in the runner's agent-home template
- * (`<work dir>/agent-home/`, written by `writeAgentHome`), which every pod's HOME is a copy of.
+ * agentfile names them with `CREDENTIAL`; each model endpoint comes with `ENV` (the provider's
+ * base-URL variable), which makes it the upstream of the runner's model relay
+ * (docs/agents.md "The model relay"): every agent calls the relay with a placeholder key, the
+ * relay calls the stand-in with the real one. The rest of their configuration (the model to use)
+ * is in the runner's agent-home template (`<work dir>/agent-home/`, written by `writeAgentHome`),
+ * which every pod's HOME is a copy of; the runner adds what the relay needs.
  *
  * The runner runs with its default pod sandbox (bubblewrap): agents run as a non-root user (so
  * Claude Code takes its default `bypassPermissions` although the tests run as root), and nothing
@@ -24,11 +28,14 @@ import { commandLine, podProcesses, runnerPath, startRunnerProcess, waitFor, typ
 import { MOCK_KEY_VARIABLES, ensureAgentClis, writeAgentHome, type AgentClis, type RealAgentSlug } from '../helpers/agent-clis.ts';
 import { startModelMock, type ModelMock } from '../helpers/model-mocks/server.ts';
 import type { TestDatabase } from '../helpers/databases.ts';
+import type { PriceOverrides } from '../../src/runner/relay/pricing.ts';
 
 export const ORG = '/api/v1/ext/orgs/default';
 const ADMIN_TOKEN = 'drvadm_agents_real_admin_token_0123456789abcdef';
 /** The API key of the model stand-in: the only key it accepts. */
 export const MODEL_KEY = 'sk-mock-model-key-only-for-credentials-9f1c';
+/** Prices of the stand-in's `mock-model` (the operator's price file, docs/agents.md): other models are priced by the maintained table. */
+export const PRICES: PriceOverrides = { 'mock-model': { input_mtok: 3, output_mtok: 15, cache_read_mtok: 0.3, cache_write_mtok: 3.75 } };
 /** Seconds between SIGTERM and SIGKILL when a pod is stopped (docs/api.md). */
 const KILL_GRACE_MS = 10_000;
 
@@ -66,6 +73,8 @@ export function agentLines(slug: RealAgentSlug, mockUrl: string): string[] {
   const lines = [`CREDENTIAL ${MOCK_KEY_VARIABLES[slug]}`];
   if (slug === 'claude-code') lines.push(`ENV ANTHROPIC_BASE_URL "${mockUrl}"`);
   if (slug === 'gemini-cli') lines.push(`ENV GOOGLE_GEMINI_BASE_URL "${mockUrl}"`);
+  // OpenAI's base URL holds its /v1.
+  if (slug === 'codex' || slug === 'opencode') lines.push(`ENV OPENAI_BASE_URL "${mockUrl}/v1"`);
   // There is no network here but loopback: OpenCode would first try to fetch its list of models.
   if (slug === 'opencode') lines.push('ENV OPENCODE_DISABLE_MODELS_FETCH "1"', 'ENV OPENCODE_DISABLE_AUTOUPDATE "1"');
   return lines;
@@ -88,7 +97,7 @@ export async function startHarness(slug: RealAgentSlug, options: { maxPods?: num
     fs.rmSync(scratch, { recursive: true, force: true });
   };
   try {
-    database = await createProcessTestDatabase('sqlite');
+    database = await createProcessTestDatabase(process.env.DROVER_TEST_REAL_AGENTS_DATABASE === 'postgres' ? 'postgres' : 'sqlite');
     server = await startServerProcess({
       dataDir: database.dataDir,
       env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' },
@@ -100,11 +109,13 @@ export async function startHarness(slug: RealAgentSlug, options: { maxPods?: num
     const workDir = path.join(scratch, 'runner');
     const agentHome = path.join(workDir, 'agent-home');
     fs.mkdirSync(workDir);
-    writeAgentHome(agentHome, mock.url);
+    writeAgentHome(agentHome, mock.url, { relay: true });
+    const prices = path.join(scratch, 'prices.json');
+    fs.writeFileSync(prices, JSON.stringify(PRICES));
     // The key in the runner's configured credentials, under the name the agent reads it from.
     fs.writeFileSync(path.join(workDir, 'credentials.json'), JSON.stringify({ [MOCK_KEY_VARIABLES[slug]]: MODEL_KEY }), { mode: 0o600 });
     // The stand-in is on loopback: the runner's operator allows it, as an operator would a local model proxy.
-    const env: Record<string, string> = { PATH: runnerPath(clis.binDir), HOME: scratch, LANG: 'C.UTF-8', DROVER_RUNNER_ALLOW_HOSTS: new URL(mock.url).host };
+    const env: Record<string, string> = { PATH: runnerPath(clis.binDir), HOME: scratch, LANG: 'C.UTF-8', DROVER_RUNNER_ALLOW_HOSTS: new URL(mock.url).host, DROVER_RUNNER_PRICES: prices };
     runner = await startRunnerProcess({
       server: server.url,
       token: (token.body as { token: string }).token,

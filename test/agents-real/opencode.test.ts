@@ -1,16 +1,10 @@
 /**
  * OpenCode, the published CLI (`opencode-ai`, pinned in test/helpers/agent-clis.ts), run from pods
- * by a real runner against the OpenAI chat-completions stand-in, through an
- * `@ai-sdk/openai-compatible` provider in the agent-home `opencode.json` (suite.ts has the tests).
- * SQLite only: these suites test the CLIs, not the database.
+ * by a real runner against the OpenAI chat-completions stand-in through the runner's model relay:
+ * the agent-home `opencode.json` has an `@ai-sdk/openai-compatible` provider whose key is
+ * `{env:OPENAI_API_KEY}`, which the runner points at the relay (`CREDENTIAL OPENAI_API_KEY`, `ENV
+ * OPENAI_BASE_URL` at the stand-in; suite.ts has the tests).
  */
 import { realAgentSuite } from './suite.ts';
 
-realAgentSuite('opencode', {
-  usageCounts: 'main',
-  unreported: [],
-  // The stand-in's chat completions have no cache writes.
-  zero: ['cache_write_tokens'],
-  turns: 'main',
-  sessionId: /^ses_[A-Za-z0-9]+$/,
-});
+realAgentSuite('opencode', { sessionId: /^ses_[A-Za-z0-9]+$/, turns: 'agent' });

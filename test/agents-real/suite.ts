@@ -2,25 +2,26 @@
  * The tests every real agent CLI goes through (docs/agents.md), driven through the REST API from a
  * pod, on a real server and runner (harness.ts), against the CLI's model stand-in.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinAgent } from '../../src/agents/index.ts';
-import type { RealAgentSlug } from '../helpers/agent-clis.ts';
+import type { ModelProviderId } from '../../src/agents/model-providers.ts';
+import { PriceTable } from '../../src/runner/relay/pricing.ts';
+import { MOCK_KEY_VARIABLES, type RealAgentSlug } from '../helpers/agent-clis.ts';
 import type { MockRequest } from '../helpers/model-mocks/server.ts';
 import { commandLine, podProcesses, waitFor } from '../helpers/runner-process.ts';
-import { agentLines, MODEL_KEY, ORG, processesLeft, startHarness, type Harness, type PodView } from './harness.ts';
+import { agentLines, MODEL_KEY, ORG, PRICES, processesLeft, startHarness, type Harness, type PodView } from './harness.ts';
 
 export interface RealAgentExpectations {
-  /** Which of the stand-in's answers the CLI counts in its usage: the script's (`main`), or its side requests' too (`all`). */
-  usageCounts: 'main' | 'all';
-  /** The usage figures the CLI does not report (null on the pod). */
-  unreported: readonly (keyof PodView['usage'])[];
-  /** Figures the CLI reports as 0 because the stand-in's API has no such notion. */
-  zero: readonly (keyof PodView['usage'])[];
-  /** Turns counted, one per model answer (`main`), or not at all. */
-  /** `all`: one turn per model call the relay saw (docs/agents.md "The model relay"). */
-  turns: 'main' | 'all' | null;
   /** A pattern of the session ids the CLI reports. */
   sessionId: RegExp;
+  /**
+   * Whose count the pod's `turns` is: the CLI's own (it reports turns as it means them: one per
+   * answer of its conversation, side requests not counted), or the relay's (one per call) for a
+   * CLI that reports none (docs/agents.md "The model relay").
+   */
+  turns: 'agent' | 'relay';
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -29,8 +30,49 @@ export const SESSION_UUID = UUID;
 let counter = 0;
 const unique = (what: string) => `${what}-${process.pid}-${++counter}`;
 
-function sum(requests: MockRequest[], pick: (u: NonNullable<MockRequest['usage']>) => number): number {
-  return requests.reduce((total, r) => total + (r.usage ? pick(r.usage) : 0), 0);
+const PROVIDER_OF_FORMAT: Record<string, ModelProviderId> = { anthropic: 'anthropic', 'openai-responses': 'openai', 'openai-chat': 'openai', gemini: 'gemini' };
+const prices = new PriceTable(PRICES);
+
+/**
+ * What the relay makes of the stand-in's answers `requests` (docs/agents.md "The model relay"):
+ * each answer with usage is one call, one turn, its tokens as the stand-in reported them (only
+ * Anthropic's shape has cache writes), priced by the model it names, with the runner's prices.
+ */
+export function relayedUsage(requests: MockRequest[]): PodView['usage'] {
+  const calls = requests.filter((r) => r.usage && !r.refused);
+  const total = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, cost_usd: 0, turns: calls.length };
+  for (const call of calls) {
+    const u = call.usage!;
+    const provider = PROVIDER_OF_FORMAT[call.format];
+    const usage = {
+      model: typeof call.body.model === 'string' ? call.body.model : (/\/models\/([^/:]+)/.exec(call.url)?.[1] ?? null),
+      input_tokens: u.input,
+      output_tokens: u.output,
+      cache_read_tokens: u.cacheRead,
+      cache_write_tokens: provider === 'anthropic' ? u.cacheWrite : 0,
+    };
+    const cost = prices.cost(provider, usage);
+    expect(cost, `a price for ${provider} ${usage.model}`).not.toBeNull();
+    total.input_tokens += usage.input_tokens;
+    total.output_tokens += usage.output_tokens;
+    total.cache_read_tokens += usage.cache_read_tokens;
+    total.cache_write_tokens += usage.cache_write_tokens;
+    total.cost_usd += cost!;
+  }
+  return total;
+}
+
+/**
+ * `actual` is the relay's sum over `requests`: the tokens exactly, the cost to the nano-dollar, the
+ * turns as the CLI counts them (`agent`: the answers of its conversation) or as the relay does.
+ */
+function expectRelayed(actual: PodView['usage'], requests: MockRequest[], what: string, turns: RealAgentExpectations['turns']): void {
+  const { cost_usd: cost, ...expected } = relayedUsage(requests);
+  const { cost_usd: actualCost, ...tokens } = actual;
+  expect(expected.turns, `${what}: calls with usage`).toBeGreaterThan(0);
+  if (turns === 'agent') expected.turns = requests.filter((r) => r.script !== null && r.usage && !r.refused).length;
+  expect(tokens, what).toEqual(expected);
+  expect(actualCost, what).toBeCloseTo(cost!, 8);
 }
 
 export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpectations): void {
@@ -48,6 +90,7 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       const script = unique('write');
       const proof = `proof-${script}`;
       h.mock.script(script, [{ shell: `printf '%s\\n' ${proof} > proof.txt && cat proof.txt && pwd` }, { text: `Wrote proof.txt for ${script}.` }]);
+      const before = h.mock.requests.length;
       const key = await h.createPod(script);
       const pod = await h.waitEnded(key);
       const output = await h.output(key);
@@ -66,21 +109,9 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
 
       const main = requests.filter((r) => r.script === script);
       expect(main.map((r) => r.turnIndex)).toEqual([0, 1]);
-      const counted = expectations.usageCounts === 'main' ? main : requests.filter((r) => !r.refused);
-      const expected: Record<string, number | null> = {
-        input_tokens: sum(counted, (u) => u.input),
-        output_tokens: sum(counted, (u) => u.output),
-        cache_read_tokens: sum(counted, (u) => u.cacheRead),
-        cache_write_tokens: sum(counted, (u) => u.cacheWrite),
-        turns: expectations.turns === 'main' ? main.length : expectations.turns === 'all' ? counted.length : null,
-      };
-      for (const field of expectations.unreported) if (field !== 'cost_usd') expected[field] = null;
-      for (const field of expectations.zero) expected[field] = 0;
-      const { cost_usd: cost, ...tokens } = pod.usage;
-      expect(tokens).toEqual(expected);
-      if (expectations.unreported.includes('cost_usd')) expect(cost).toBeNull();
-      else expect(cost).toBeGreaterThan(0);
-    });
+      // The pod's usage is the relay's: every call of the pod (side requests too), priced.
+      expectRelayed(pod.usage, h.mock.requests.slice(before), `the usage of pod ${key}`, expectations.turns);
+    }, 180_000);
 
     it('has the drover MCP server (docs/mcp.md): the model calls channel_post, the message lands in the pod\'s channel as the agent, with the pod key', async () => {
       const created = await h.api('POST', `${ORG}/channels`, { name: unique('mcp-channel') });
@@ -139,29 +170,56 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
         expect(pod.result).toBe(`Ran in ${mode}.`);
         expect(h.mock.requestsOf(script).length).toBeGreaterThan(0);
       }
-    });
+    }, 180_000);
 
-    it('the API key reaches the agent only through CREDENTIAL, and shows nowhere in the pod', async () => {
+    it('the API key reaches the agent only as the relay\'s placeholder (every process of the pod, its output, its files); the stand-in gets the real key', async () => {
       const withKey = unique('key');
-      h.mock.script(withKey, [{ text: 'Keyed.' }]);
+      // The command waits for a file the test writes: meanwhile every process of the pod is looked at.
+      h.mock.script(withKey, [{ shell: 'echo key-check; until [ -e go.txt ]; do sleep 0.2; done; echo key-check-done' }, { text: 'Keyed.' }]);
+      const before = h.mock.requests.length;
       const keyed = await h.createPod(withKey);
+      const environments = await waitFor(
+        () => {
+          const pids = podProcesses(keyed);
+          if (!pids.some((pid) => commandLine(pid).includes('go.txt'))) return undefined;
+          return pids.map((pid) => ({ pid, command: commandLine(pid), env: environmentOf(pid) }));
+        },
+        { timeout: 120_000, interval: 200, what: `the agent of pod ${keyed} to run its command` },
+      );
+      const variable = MOCK_KEY_VARIABLES[h.slug];
+      for (const process of environments) {
+        expect(process.env, process.command).not.toContain(MODEL_KEY);
+        expect(process.command).not.toContain(MODEL_KEY);
+      }
+      // The agent itself (and whatever kept its environment) holds the placeholder.
+      expect(environments.some((p) => p.env.split('\0').some((entry) => new RegExp(`^${variable}=sk-drover-relay-[0-9a-f]{48}$`).test(entry)))).toBe(true);
+      // Its HOME and workspace, while it runs (the runner removes them when it ends).
+      const podDir = path.join(h.runner.workDir, 'pods', keyed);
+      expect(filesHolding(podDir, MODEL_KEY)).toEqual([]);
+      expect(fs.readdirSync(path.join(podDir, 'home')).length).toBeGreaterThan(0);
+      fs.writeFileSync(path.join(podDir, 'workspace', 'go.txt'), '');
       const done = await h.waitEnded(keyed);
-      expect(done.status).toBe('completed');
-      expect(h.mock.conversationOf(withKey).every((r) => r.apiKey === MODEL_KEY)).toBe(true);
+      expect(done.status, done.error_message ?? '').toBe('completed');
+      expect(done.result).toBe('Keyed.');
+      // Every call reached the stand-in with the real key, put there by the relay.
+      const calls = h.mock.requests.slice(before);
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls.map((r) => r.apiKey)).toEqual(calls.map(() => MODEL_KEY));
       expect(JSON.stringify(done)).not.toContain(MODEL_KEY);
       expect(await h.output(keyed)).not.toContain(MODEL_KEY);
+      expectRelayed(done.usage, calls, `the usage of pod ${keyed}`, expectations.turns);
 
       // The same agentfile without the CREDENTIAL line: the runner has the key, the agent does not.
       const without = unique('nokey');
       h.mock.script(without, [{ text: 'Should not be reached with the key.' }]);
       const unkeyed = await h.createPod(without, agentLines(h.slug, h.mock.url).filter((line) => !line.startsWith('CREDENTIAL')));
       const ended = await h.waitEnded(unkeyed);
-      expect(h.mock.conversationOf(without).some((r) => r.apiKey === MODEL_KEY)).toBe(false);
+      expect(h.mock.conversationOf(without).every((r) => r.refused)).toBe(true);
       expect(h.mock.requestsOf(without)).toEqual([]);
       // Whatever the CLI made of it (an error, or its own message such as "Not logged in"), the model never answered.
       expect(ended.result).not.toBe('Should not be reached with the key.');
       expect(await h.output(unkeyed)).not.toContain(MODEL_KEY);
-    });
+    }, 240_000);
 
     it('a persistent loop with session_persistence, its key (CREDENTIAL) and endpoint in agentfile_layer: run 2 resumes run 1’s session, the model sees the earlier conversation', async () => {
       const slug = unique('session-loop').toLowerCase();
@@ -183,7 +241,9 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       const first = unique('remember');
       const proof = `proof-${first}`;
       h.mock.script(first, [{ text: `Noted ${proof}.` }]);
+      const start = h.mock.requests.length;
       const one = await runLoop(h, slug, first);
+      const between = h.mock.requests.length;
       expect(one.status, one.error_message ?? '').toBe('completed');
       expect(one.result).toBe(`Noted ${proof}.`);
       expect(one.session_id).toMatch(expectations.sessionId);
@@ -193,6 +253,12 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       const two = await runLoop(h, slug, second);
       expect(two.status, two.error_message ?? '').toBe('completed');
       expect(two.result).toBe('Recalled.');
+      // Each run costs only its own calls, although run 2 resumed run 1's session (whose own report
+      // would count it again): the relay's sum of that run's calls; the loop's total is the two.
+      expectRelayed(one.usage, h.mock.requests.slice(start, between), 'run 1', expectations.turns);
+      expectRelayed(two.usage, h.mock.requests.slice(between), 'run 2', expectations.turns);
+      const loop = (await h.api('GET', `${ORG}/loops/${slug}`)).body as { loop: { total_cost_usd: number | null } };
+      expect(loop.loop.total_cost_usd).toBeCloseTo(relayedUsage(h.mock.requests.slice(start)).cost_usd!, 8);
       // The model's view of run 2: run 1's prompt and answer come first, then run 2's prompt.
       const asked = h.mock.requestsOf(second);
       expect(asked.length).toBeGreaterThan(0);
@@ -208,13 +274,13 @@ export function realAgentSuite(slug: RealAgentSlug, expectations: RealAgentExpec
       }
       // Run 1's conversation did not know run 2's.
       expect(h.mock.requestsOf(first).every((r) => r.conversation.messages.every((m) => !m.text.includes(second)))).toBe(true);
-    });
+    }, 360_000);
 
-    if (slug === 'claude-code') autopilotTests(() => h);
+    if (slug === 'claude-code') autopilotTests(() => h, expectations);
   });
 }
 
-interface RunView extends Pick<PodView, 'result' | 'session_id' | 'error_message'> {
+interface RunView extends Pick<PodView, 'result' | 'session_id' | 'error_message' | 'usage'> {
   id: number;
   status: string;
   pod_key: string | null;
@@ -235,7 +301,7 @@ async function runLoop(h: Harness, slug: string, script: string): Promise<RunVie
 }
 
 /** Autopilot with Claude Code (docs/agents.md): it reports through $DROVER_STATUS_FILE and continues its session. */
-function autopilotTests(harness: () => Harness): void {
+function autopilotTests(harness: () => Harness, expectations: RealAgentExpectations): void {
   const report = (status: string, summary: string) => ({ shell: `printf '%s\\n' '{"status": "${status}", "summary": "${summary}"}' > "$DROVER_STATUS_FILE"` });
   const autopilot = (h: Harness, script: string) => h.createPod(script, [...agentLines(h.slug, h.mock.url), 'MODE autopilot', 'CONFIG max_iterations = 5']);
 
@@ -279,6 +345,7 @@ function autopilotTests(harness: () => Harness): void {
     const h = harness();
     const script = unique('ap-continue');
     h.mock.script(script, [report('continue', 'half of it'), { text: 'Half done.' }, report('done', 'the rest too'), { text: 'All done.' }]);
+    const before = h.mock.requests.length;
     const key = await autopilot(h, script);
     const pod = await h.waitEnded(key);
     expect(pod.status, `${pod.error_message}\n${(await h.output(key)).slice(-2000)}`).toBe('completed');
@@ -295,9 +362,28 @@ function autopilotTests(harness: () => Harness): void {
     expect(again).toBeGreaterThan(half);
     expect(texts[again]).toContain('Your last report was "continue": "half of it"');
     expect(texts.filter((text) => text.includes(`mock-script:${script}`))).toHaveLength(1);
-    // Both iterations' usage is summed (each model answer counted once).
-    expect(pod.usage.output_tokens).toBe(asked.reduce((total, r) => total + (r.usage?.output ?? 0), 0));
-    expect(pod.usage.turns).toBe(4);
+    // Both iterations' calls are summed by the relay, each counted once (iteration 2 resumed the session).
+    expectRelayed(pod.usage, h.mock.requests.slice(before), `the usage of pod ${key}`, expectations.turns);
     expect(pod.session_id).toMatch(SESSION_UUID);
   });
+}
+
+/** The environment of process `pid`, NUL-separated as the kernel keeps it ('' when it is gone). */
+function environmentOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+/** The regular files below `dir` (links not followed) whose bytes hold `secret`, relative to `dir`. */
+function filesHolding(dir: string, secret: string): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    if (fs.readFileSync(file).includes(secret)) found.push(path.relative(dir, file));
+  }
+  return found;
 }

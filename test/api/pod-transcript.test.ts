@@ -63,6 +63,7 @@ describe.each(DATABASES)('GET /pods/:key/transcript on %s', (kind) => {
       format: agent,
       last_seq: body.entries.at(-1)!.seq,
       has_more: false,
+      earlier: 0,
       limit: 1000,
       complete: true,
       truncated: false,
@@ -114,6 +115,27 @@ describe.each(DATABASES)('GET /pods/:key/transcript on %s', (kind) => {
     expect((await transcript((await pod('codex', '')).key)).entries).toEqual([]);
   });
 
+  it('pages from the end: newest=true gives the newest entries and counts the earlier ones; before=<first seq> reads back to the start', async () => {
+    const output = fixture('opencode-work.out');
+    const row = await pod('opencode', output);
+    const whole = (await transcript(row.key)).entries;
+    expect(whole.length).toBeGreaterThan(4);
+    const newest = await transcript(row.key, '?limit=3&newest=true');
+    expect(newest).toMatchObject({ entries: whole.slice(-3), earlier: whole.length - 3, has_more: false, last_seq: whole.at(-1)!.seq });
+    const read: TranscriptEntry[] = [...newest.entries];
+    let earlier = newest.earlier;
+    while (earlier > 0) {
+      const page = await transcript(row.key, `?limit=2&newest=true&before=${read[0].seq}`);
+      expect(page.earlier).toBe(Math.max(0, earlier - 2));
+      read.unshift(...page.entries);
+      earlier = page.earlier;
+    }
+    expect(read).toEqual(whole);
+    // Oldest first (the default) counts nothing earlier; before alone pages from the start.
+    expect(await transcript(row.key, `?limit=2&before=${whole[3].seq}`)).toMatchObject({ entries: whole.slice(0, 2), earlier: 0, has_more: true });
+    expect((await transcript(row.key, `?newest=true&after=${whole.at(-2)!.seq}`)).entries).toEqual(whole.slice(-1));
+  });
+
   it('live: while the pod runs, only what is final (no half line, no text still streaming); what follows comes with after=last_seq', async () => {
     const output = fixture('gemini-cli-work.out');
     // Up to the middle of the line after the assistant's streamed text (its `result` line).
@@ -154,6 +176,8 @@ describe.each(DATABASES)('GET /pods/:key/transcript on %s', (kind) => {
       ['?limit=0', 'limit'],
       ['?limit=-3', 'limit'],
       ['?limit=many', 'limit'],
+      ['?before=-1', 'before'],
+      ['?newest=yes', 'newest'],
       ['?format=markdown', 'format'],
       ['?format=', 'format'],
       ['?offset=3', 'offset'],

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
+import * as ticketService from '../../src/domain/tickets/service.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -169,6 +170,32 @@ describe.each(DATABASES)('tickets API on %s', (kind) => {
       const other = await t.createOrg('other');
       const otherKey = await t.issueKey(['tickets:read'], { org: other });
       expect((await t.request({ method: 'GET', url: t.path('/tickets?limit=5', 'other'), key: otherKey.key })).json().total).toBe(0);
+    });
+
+    // SQLite: another process on the same file (data_version moves); PostgreSQL: another replica.
+    it('never serve a body older than a write committed through another store on the same database', async () => {
+      const url = t.path('/tickets?limit=5');
+      const board = t.path('/tickets/board');
+      expect((await t.request({ method: 'GET', url })).json().total).toBe(0);
+      expect((await t.request({ method: 'GET', url: board })).json().board.columns[0].total).toBe(0);
+      const other = t.database.open();
+      try {
+        const elsewhere = { ...t.ctx, store: other };
+        for (let n = 1; n <= 3; n++) {
+          const ticket = await ticketService.createTicket(elsewhere, t.org, { type: 'task', title: `written elsewhere ${n}` });
+          const list = (await t.request({ method: 'GET', url })).json();
+          expect(list.total).toBe(2 * n - 1);
+          expect(list.tickets[0].slug).toBe(ticket.slug);
+          expect((await t.request({ method: 'GET', url: board })).json().board.columns[0].total).toBe(2 * n - 1);
+          // And its own writes right after: the version read before them is not reused.
+          await create({ type: 'bug', title: `written here ${n}` });
+          expect((await t.request({ method: 'GET', url })).json().total).toBe(2 * n);
+          await ticketService.updateTicket(elsewhere, t.org.id, ticket.slug, { title: `renamed elsewhere ${n}` });
+          expect((await t.request({ method: 'GET', url: t.path(`/tickets/${ticket.slug}`) })).json().ticket.title).toBe(`renamed elsewhere ${n}`);
+        }
+      } finally {
+        await other.close();
+      }
     });
   });
 

@@ -169,6 +169,33 @@ describe.each(DATABASES)('dashboard views of what agents did (%s)', (kind) => {
     });
   });
 
+  it('reads a long transcript from its end: the newest 200 entries first, earlier ones on demand', async () => {
+    const d = dashboard();
+    const created = await d.api<{ pod: { pod_key: string } }>('POST', '/pods', { agent_slug: 'shell', agentfile_layer: `PROMPT ${JSON.stringify('seq 1 1300 | sed "s/^/line /"')}` });
+    const key = created.body.pod.pod_key;
+    const page = await d.signedIn(1280);
+    const asked: string[] = [];
+    page.on('request', (request) => void (request.url().includes('/transcript') && asked.push(new URL(request.url()).search)));
+    await page.goto(`${d.url}/#/pods/${key}`);
+    await expect.poll(() => page.getByTestId('pod-status').textContent(), { timeout: 30_000 }).toContain('completed');
+    const entries = page.getByRole('list', { name: `Transcript of ${key}` }).locator('li');
+    const transcript = page.locator('.transcript[data-entries="1300"]');
+    await transcript.waitFor({ timeout: 15_000 });
+    await expect.poll(() => entries.count()).toBe(200);
+    expect(await entries.first().textContent()).toBe('line 1101');
+    expect(await entries.last().textContent()).toBe('line 1300');
+    expect(asked.every((q) => q.includes('newest=true') && q.includes('limit=200')), asked.join(' ')).toBe(true);
+    await page.getByRole('button', { name: 'Show earlier entries (1,100 more)' }).click();
+    await expect.poll(() => entries.count()).toBe(1200);
+    expect(await entries.first().textContent()).toBe('line 101');
+    await page.getByRole('button', { name: 'Show earlier entries (100 more)' }).click();
+    await expect.poll(() => entries.count()).toBe(1300);
+    expect(await entries.first().textContent()).toBe('line 1');
+    expect(await page.getByRole('button', { name: /Show earlier entries/ }).count()).toBe(0);
+    expect(await page.locator('.transcript').textContent()).toContain('1,300 entries');
+    await page.context().close();
+  });
+
   it('made no request to any other host', () => {
     expect(dashboard().offOrigin()).toEqual([]);
   });

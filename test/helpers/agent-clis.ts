@@ -159,9 +159,9 @@ export async function ensureAgentClis(log: (line: string) => void = (line) => pr
 /** Names of the variables the agent-home configuration reads keys from (given to agents only as CREDENTIALs). */
 export const MOCK_KEY_VARIABLES = {
   'claude-code': 'ANTHROPIC_API_KEY',
-  codex: 'MOCK_OPENAI_API_KEY',
+  codex: 'OPENAI_API_KEY',
   'gemini-cli': 'GEMINI_API_KEY',
-  opencode: 'MOCK_OPENAI_API_KEY',
+  opencode: 'OPENAI_API_KEY',
 } as const satisfies Record<RealAgentSlug, string>;
 
 /** The model each CLI is told to use (the stand-in answers any). */
@@ -173,8 +173,12 @@ export const MOCK_MODELS = { 'claude-code': 'claude-sonnet-4-5', codex: 'mock-mo
  * and OpenCode find their model endpoint
  * here; Claude Code and Gemini CLI get theirs from `ENV` (test/agents-real/harness.ts). No key is written
  * anywhere: each file names the variable its key comes from.
+ *
+ * With `relay` (a runner's pods, whose model calls go through its relay), Gemini CLI's settings are
+ * left out: the runner writes what the relay needs (docs/agents.md "Each CLI's own configuration"),
+ * and replaces the endpoints of Codex's and OpenCode's providers here with the relay's.
  */
-export function writeAgentHome(dir: string, mockUrl: string): void {
+export function writeAgentHome(dir: string, mockUrl: string, options: { relay?: boolean } = {}): void {
   const write = (file: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     fs.writeFileSync(path.join(dir, file), text);
@@ -195,7 +199,7 @@ export function writeAgentHome(dir: string, mockUrl: string): void {
       '',
     ].join('\n'),
   );
-  write('.gemini/settings.json', JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2));
+  if (!options.relay) write('.gemini/settings.json', JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }, null, 2));
   write(
     '.config/opencode/opencode.json',
     JSON.stringify(

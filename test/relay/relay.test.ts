@@ -27,6 +27,7 @@ interface PodDetail {
   status: string;
   error_message: string | null;
   usage: Usage;
+  max_cost_usd: number | null;
 }
 
 const layer = (script: string, ...directives: string[]) => [...directives, 'PROMPT <<END', script, 'END'].join('\n');
@@ -70,6 +71,8 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
       workDir: path.join(scratch, 'runner'),
       name: 'relay',
       maxPods: 4,
+      // The runner's start (its sandbox's and network walls' self-tests) is slow on a loaded machine.
+      timeoutMs: 90_000,
       env: {
         PATH: runnerPath(standInBinDir([])),
         HOME: scratch,
@@ -166,6 +169,8 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
     expect(pod.error_message).toBe(`budget reached: $${COST.anthropic.toFixed(4)} of $0.1000 (pod max_cost_usd)`);
     expect(standIn.requests.length - before).toBe(1);
     expect(pod.usage.cost_usd).toBeCloseTo(COST.anthropic, 9);
+    // The pod shows its budget beside its spend (usage.cost_usd).
+    expect(pod.max_cost_usd).toBe(0.1);
   });
 
   it("an organization's monthly quota stops its pods the same way", async () => {

@@ -5,13 +5,13 @@
  * gemini-cli and opencode: nothing outside the HOME is created or changed, nothing blocks, and the
  * agent runs without the MCP server, saying why.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { wireMcp } from '../../src/runner/mcp-wiring.ts';
 import { PodTreeError, readPodFile, writePodFile } from '../../src/runner/pod-tree.ts';
+import { PLANTS, plant } from '../helpers/plant.ts';
 
 const CONFIG_FILES = { 'gemini-cli': '.gemini/settings.json', opencode: '.config/opencode/opencode.json' } as const;
 const ENV = { DROVER_API_URL: 'http://127.0.0.1:1', DROVER_POD_TOKEN: 'drvpod_x', DROVER_POD_KEY: 'p-x', DROVER_ORG: 'o' };
@@ -35,23 +35,10 @@ describe('the runner in a pod-writable tree', () => {
 
   const snapshot = () => ({ files: fs.readdirSync(outside).sort(), secret: fs.readFileSync(secret, 'utf8') });
 
-  function plant(file: string, kind: string): void {
-    const target = path.join(home, file);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    if (kind === 'link-missing') fs.symlinkSync(path.join(outside, 'created-by-runner.json'), target);
-    if (kind === 'link-root-only') fs.symlinkSync(secret, target);
-    if (kind === 'fifo') execFileSync('mkfifo', [target]);
-    if (kind === 'dev-zero') fs.symlinkSync('/dev/zero', target);
-    if (kind === 'linked-dir') {
-      fs.rmSync(path.dirname(target), { recursive: true });
-      fs.symlinkSync(outside, path.dirname(target));
-    }
-  }
-
   for (const slug of ['gemini-cli', 'opencode'] as const) {
-    for (const kind of ['link-missing', 'link-root-only', 'fifo', 'dev-zero', 'linked-dir']) {
+    for (const kind of PLANTS) {
       it(`${slug}: ${kind} at ${CONFIG_FILES[slug]} → nothing changed outside HOME, no hang, no MCP server`, async () => {
-        plant(CONFIG_FILES[slug], kind);
+        plant(path.join(home, CONFIG_FILES[slug]), kind, outside, secret);
         const before = snapshot();
         const wired = await wireMcp(slug, home, ENV, true);
         expect(wired.args).toEqual([]);

@@ -48,6 +48,7 @@ describe('the layer rule (npm run lint)', () => {
       ['src/cli/fixture.ts', '../protocol/enums.ts'],
       ['src/serve/fixture.ts', '../api/routes/pods.ts'],
       ['web/src/fixture.ts', '../../src/protocol/scopes.ts'],
+      ['web/src/fixture.ts', '../../src/client/schema.ts'],
     ];
     for (const [file, target] of downward) {
       expect(await layerErrors(eslint, file, `import { x } from '${target}';\nexport const y = x;\n`), `${file} → ${target}`).toEqual([]);

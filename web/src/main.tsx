@@ -111,8 +111,12 @@ function Shell({ state, onSignOut }: { state: AppState; onSignOut: () => void })
   );
 }
 
+// A tab that is signed in already asks what its key may do before the first render, not after it.
+const stored = loadSession();
+const storedScopes = stored ? fetchScopes(stored) : null;
+
 function App() {
-  const [session, setSession] = useState<Session | null>(loadSession);
+  const [session, setSession] = useState<Session | null>(stored);
   const [scopes, setScopes] = useState<Set<Scope> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const signOut = () => {
@@ -123,7 +127,7 @@ function App() {
   useSessionForApi(session, signOut);
   useEffect(() => {
     if (!session || scopes) return;
-    fetchScopes(session).then(setScopes, (e) => {
+    (session === stored && storedScopes ? storedScopes : fetchScopes(session)).then(setScopes, (e) => {
       setError(e);
       signOut();
     });

@@ -6,7 +6,7 @@ import * as service from '../../domain/pods/service.ts';
 import { canonicalSlug } from '../../domain/tickets/model.ts';
 import { readTranscript } from '../../domain/pods/transcript.ts';
 import { readPatch } from '../../domain/deliveries/service.ts';
-import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
+import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses, isTrue, iso } from '../schemas/common.ts';
 import * as s from '../schemas/pods.ts';
 import { Transcript, TranscriptQuery } from '../schemas/transcripts.ts';
 
@@ -62,8 +62,8 @@ export const podRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         schema: { tags, operationId: 'getPodTranscript', summary: "The agent's output read as what it did: its texts, tool calls with their results, errors", params: s.PodParams, querystring: TranscriptQuery, response: { 200: Transcript, ...errorResponses() } },
       },
       async (request) => {
-        const { after, limit, format } = request.query;
-        return readTranscript(ctx, request.principal.org.id, request.params.key, { after, limit: clampLimit(limit ?? 1000, 5000), format });
+        const { after, before, newest, limit, format } = request.query;
+        return readTranscript(ctx, request.principal.org.id, request.params.key, { after, before, newest: isTrue(newest), limit: clampLimit(limit ?? 1000, 5000), format });
       },
     );
 

@@ -8,14 +8,17 @@ export const PodKey = Text({ minLength: 1, maxLength: 64 });
 
 const Count = (description: string) => Nullable(Type.Number({ minimum: 0, description }));
 
-/** What the agent reported using (docs/agents.md); each null where the agent does not report it. */
+/**
+ * What the pod's model calls used (docs/agents.md "The model relay"): the runner's relay's exact
+ * sums, or what the agent reported for calls no relay saw; each null where neither says.
+ */
 export const Usage = Type.Object({
   input_tokens: Count('input tokens read neither from nor into a prompt cache'),
   output_tokens: Count('output tokens'),
   cache_read_tokens: Count('input tokens read from the prompt cache'),
   cache_write_tokens: Count('input tokens written to the prompt cache'),
-  cost_usd: Count('cost in US dollars, as the agent computed it'),
-  turns: Count('model turns of the agent loop'),
+  cost_usd: Count("cost in US dollars: the relay's priced sum, or as the agent computed it"),
+  turns: Count('model turns of the agent loop (with the relay: its model calls)'),
 });
 
 /** The agent's results, on pods and on loop runs (their pod's). */
@@ -52,6 +55,9 @@ export const Pod = Type.Object(
     auto_close: Type.Boolean(),
     pod_timeout_minutes: Nullable(Type.Integer()),
     max_turns: Nullable(Type.Integer()),
+    max_cost_usd: Nullable(
+      Type.Number({ description: "`CONFIG max_cost_usd`: what its model calls may cost, checked by the runner's relay before each call (its spend is `usage.cost_usd`); null: no pod budget" }),
+    ),
     mode: Type.Enum(['direct', 'autopilot']),
     alias: Nullable(Type.String()),
     parent_pod_key: Nullable(Type.String({ description: 'the pod that spawned this one with its pod token (docs/mcp.md); null for pods created with an API key or by a loop' })),

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { FILE_CHANGES, TRANSCRIPT_FORMATS, TRANSCRIPT_KINDS, type TranscriptEntry as ParsedEntry } from '../../agents/transcript/index.ts';
-import { Limit, Nullable } from './common.ts';
+import { Limit, Nullable, QueryBoolean } from './common.ts';
 
 const FileEdit = Type.Object(
   {
@@ -43,6 +43,9 @@ void sameShape;
 export const TranscriptQuery = Type.Object(
   {
     after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'only the entries whose seq is greater (pass the last `last_seq`)' })),
+    before: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'only the entries whose seq is smaller (pass the seq of the first entry you have, to read what came before it)' })),
+    // the page is the newest `limit` matching entries instead of the oldest; `earlier` counts those before it
+    newest: Type.Optional(QueryBoolean),
     limit: Type.Optional(Limit(1000, 5000)),
     format: Type.Optional(
       Type.Enum([...TRANSCRIPT_FORMATS], { description: "read the output as this format instead of the pod's agent's (e.g. a `shell` pod whose script runs `claude -p --output-format stream-json`)" }),
@@ -56,6 +59,7 @@ export const Transcript = Type.Object({
   format: Type.Enum([...TRANSCRIPT_FORMATS], { description: 'the format the output was read as' }),
   last_seq: Nullable(Type.Integer({ description: 'the seq of the last entry returned (the `after` given when none is); pass it as `after` to get what follows' })),
   has_more: Type.Boolean({ description: 'more entries are there already (the page reached `limit`)' }),
+  earlier: Type.Integer({ minimum: 0, description: 'matching entries before the page (0 unless `newest` was asked)' }),
   limit: Type.Integer({ description: 'the page size used' }),
   complete: Type.Boolean({ description: 'the pod has ended: the transcript will not grow' }),
   truncated: Type.Boolean({ description: 'the kept output (the last 1 MiB) does not reach back to the start: earlier entries are gone' }),

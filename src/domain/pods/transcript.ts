@@ -7,6 +7,10 @@ import { getPod } from './service.ts';
 export interface TranscriptQuery {
   /** Only entries whose seq is greater. */
   after?: number;
+  /** Only entries whose seq is smaller. */
+  before?: number;
+  /** The page is the newest `limit` matching entries instead of the oldest. */
+  newest?: boolean;
   limit: number;
   /** Read the output as this format instead of its agent's. */
   format?: TranscriptFormat;
@@ -28,13 +32,17 @@ export async function readTranscript(ctx: DomainContext, orgId: number, key: str
   const entries = parser.write(data);
   if (complete) entries.push(...parser.end());
   const after = query.after ?? -1;
-  const fresh = entries.filter((entry) => entry.seq > after);
-  const page = fresh.slice(0, query.limit);
+  const before = query.before ?? Infinity;
+  const fresh = entries.filter((entry) => entry.seq > after && entry.seq < before);
+  // The newest page (docs/transcripts.md, "The API"): what a reader shows first of a long transcript.
+  const first = query.newest ? Math.max(0, fresh.length - query.limit) : 0;
+  const page = fresh.slice(first, first + query.limit);
   return {
     entries: page,
     format,
     last_seq: page.at(-1)?.seq ?? query.after ?? null,
-    has_more: fresh.length > page.length,
+    has_more: fresh.length > first + page.length,
+    earlier: first,
     limit: query.limit,
     complete,
     truncated: start > 0,

@@ -35,6 +35,7 @@ export function podView(pod: PodRow, queuePosition: number | null) {
     auto_close: config.auto_close,
     pod_timeout_minutes: config.pod_timeout_minutes,
     max_turns: config.max_turns,
+    max_cost_usd: config.max_cost_usd ?? null,
     mode: pod.mode,
     alias: pod.alias,
     parent_pod_key: pod.parent_pod_key,

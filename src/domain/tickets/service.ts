@@ -190,8 +190,26 @@ export async function ticketBoard(ctx: DomainContext, orgId: number, limitPerCol
   return TICKET_STATUSES.map((status, i) => ({ status, total: totals.get(status) ?? 0, tickets: columns[i] }));
 }
 
-/** Moves with every ticket write of the organization: rendered reads stay valid while it does not. */
-export const ticketsVersion = (ctx: DomainContext, orgId: number): Promise<number> => tickets.ticketVersion(ctx.store.db, orgId);
+/** Per store: the version last read per organization, and the store's change token read before it. */
+const knownVersions = new WeakMap<object, Map<number, { token: string; version: number }>>();
+
+/**
+ * Moves with every ticket write of the organization: rendered reads stay valid while it does not.
+ * On SQLite it is read again only once the database may have changed (Store.changeToken, read
+ * before the version so a write in between makes the next call read again); on PostgreSQL, where
+ * other replicas write, it is read on every call (docs/decisions.md, "Rendered reads").
+ */
+export async function ticketsVersion(ctx: DomainContext, orgId: number): Promise<number> {
+  const token = ctx.store.changeToken();
+  if (token === null) return tickets.ticketVersion(ctx.store.db, orgId);
+  let known = knownVersions.get(ctx.store);
+  if (!known) knownVersions.set(ctx.store, (known = new Map()));
+  const entry = known.get(orgId);
+  if (entry && entry.token === token) return entry.version;
+  const version = await tickets.ticketVersion(ctx.store.db, orgId);
+  known.set(orgId, { token, version });
+  return version;
+}
 
 /** `ticket.updated` for tickets another change has altered (a repository or user deleted), in its transaction. */
 export async function recordTicketsUpdated(ctx: DomainContext, trx: Executor, orgId: number, ids: number[]): Promise<void> {

@@ -39,33 +39,67 @@ export interface Cgroups {
   sweep(): Promise<void>;
 }
 
-const ROOT = '/sys/fs/cgroup';
 const MIB = 1024 * 1024;
 const CPU_PERIOD_US = 100_000;
 
 const NONE: Enforced = { memory: false, pids: false, cpu: false };
 
-function write(file: string, value: string): boolean {
-  try {
-    fs.writeFileSync(file, value);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * The file operations on a cgroup filesystem mounted at `root`: the kernel's at /sys/fs/cgroup,
+ * or one a unit test lays out in a temporary directory (test/runner/cgroups-v2.test.ts: the v2
+ * code path, which this project's v1 machines cannot run for real; docs/runners.md, "Limits").
+ */
+export interface CgroupFs {
+  readonly root: string;
+  /** The file's text, or '' when it cannot be read. */
+  read(file: string): string;
+  /** Whether the write was taken. */
+  write(file: string, value: string): boolean;
+  /** Makes a group (and the groups leading to it); throws as mkdir does. */
+  mkdir(dir: string): void;
+  /** Removes an empty group; throws as rmdir does (EBUSY while processes are in it). */
+  rmdir(dir: string): void;
+  exists(file: string): boolean;
+  /** The child groups of a group. */
+  children(dir: string): string[];
 }
 
-function read(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
+export const kernelCgroupFs: CgroupFs = {
+  root: '/sys/fs/cgroup',
+  read(file) {
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch {
+      return '';
+    }
+  },
+  write(file, value) {
+    try {
+      fs.writeFileSync(file, value);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  mkdir: (dir) => void fs.mkdirSync(dir, { recursive: true }),
+  rmdir: (dir) => fs.rmdirSync(dir),
+  exists: (file) => fs.existsSync(file),
+  children(dir) {
+    try {
+      return fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => path.join(dir, entry.name));
+    } catch {
+      return [];
+    }
+  },
+};
 
 /** The runner's own group in each hierarchy, from /proc/self/cgroup (`v2` under the key ''). */
 function ownGroups(): Map<string, string> {
   const groups = new Map<string, string>();
-  for (const line of read('/proc/self/cgroup').split('\n')) {
+  for (const line of kernelCgroupFs.read('/proc/self/cgroup').split('\n')) {
     const [, controllers, group] = line.split(':');
     if (group === undefined) continue;
     for (const controller of controllers.split(',')) groups.set(controller, group);
@@ -74,11 +108,11 @@ function ownGroups(): Map<string, string> {
 }
 
 /** SIGKILL to every process in the groups until they are empty, then removes the directories (deepest first). */
-async function killAndRemove(dirs: string[]): Promise<void> {
+async function killAndRemove(cgfs: CgroupFs, dirs: string[]): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (const dir of dirs) {
     for (;;) {
-      const pids = read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+      const pids = cgfs.read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
       for (const pid of pids) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -87,7 +121,7 @@ async function killAndRemove(dirs: string[]): Promise<void> {
         }
       }
       try {
-        fs.rmdirSync(dir);
+        cgfs.rmdir(dir);
         break;
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
@@ -95,17 +129,6 @@ async function killAndRemove(dirs: string[]): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
-  }
-}
-
-function childDirs(dir: string): string[] {
-  try {
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => path.join(dir, entry.name));
-  } catch {
-    return [];
   }
 }
 
@@ -119,32 +142,36 @@ class CgroupsV1 implements Cgroups {
   readonly enforced: Enforced;
   private readonly bases: Partial<Record<keyof Enforced, string>> = {};
 
-  constructor(workDir: string) {
+  constructor(
+    private readonly cgfs: CgroupFs,
+    workDir: string,
+  ) {
     const own = ownGroups();
     const hierarchies: Record<keyof Enforced, string> = { memory: 'memory', pids: 'pids', cpu: 'cpu' };
     const enforced = { ...NONE };
     for (const [what, controller] of Object.entries(hierarchies) as [keyof Enforced, string][]) {
-      const mount = path.join(ROOT, controller);
-      if (!fs.existsSync(path.join(mount, 'cgroup.procs'))) continue;
+      const mount = path.join(cgfs.root, controller);
+      if (!cgfs.exists(path.join(mount, 'cgroup.procs'))) continue;
       const base = path.join(mount, own.get(controller) ?? '/', baseName(workDir));
       try {
-        fs.mkdirSync(base, { recursive: true });
+        cgfs.mkdir(base);
       } catch {
         continue;
       }
       this.bases[what] = base;
-      enforced[what] = selfTestV1(base, what);
+      enforced[what] = selfTestV1(cgfs, base, what);
     }
     this.enforced = enforced;
   }
 
   create(name: string, limits: PodLimits): PodCgroup | null {
+    const { read, write } = this.cgfs;
     const dirs: string[] = [];
     const make = (what: keyof Enforced): string | null => {
       const base = this.bases[what];
       if (!base || !this.enforced[what]) return null;
       const dir = path.join(base, name);
-      fs.mkdirSync(dir, { recursive: true });
+      this.cgfs.mkdir(dir);
       dirs.push(dir);
       return dir;
     };
@@ -172,20 +199,21 @@ class CgroupsV1 implements Cgroups {
         if (kills) return Number(kills[1]) > 0;
         return Number(read(path.join(memory, 'memory.failcnt')).trim() || '0') > 0;
       },
-      destroy: () => killAndRemove(dirs),
+      destroy: () => killAndRemove(this.cgfs, dirs),
     };
   }
 
   async sweep(): Promise<void> {
-    for (const base of Object.values(this.bases)) await killAndRemove(childDirs(base));
+    for (const base of Object.values(this.bases)) await killAndRemove(this.cgfs, this.cgfs.children(base));
   }
 }
 
 /** Can a group below `base` be made, limited and removed? */
-function selfTestV1(base: string, what: keyof Enforced): boolean {
+function selfTestV1(cgfs: CgroupFs, base: string, what: keyof Enforced): boolean {
+  const { read, write } = cgfs;
   const dir = path.join(base, `self-test-${process.pid}`);
   try {
-    fs.mkdirSync(dir);
+    cgfs.mkdir(dir);
   } catch {
     return false;
   }
@@ -193,7 +221,7 @@ function selfTestV1(base: string, what: keyof Enforced): boolean {
   const value = { memory: String(64 * MIB), pids: '64', cpu: '50000' }[what];
   const ok = write(path.join(dir, file), value) && read(path.join(dir, file)).trim() === value;
   try {
-    fs.rmdirSync(dir);
+    cgfs.rmdir(dir);
   } catch {
     // Left for the next sweep.
   }
@@ -206,11 +234,16 @@ class CgroupsV2 implements Cgroups {
   readonly enforced: Enforced = { ...NONE };
   private readonly base: string | null = null;
 
-  constructor(workDir: string, delegated: string | undefined) {
-    const root = delegated ?? path.join(ROOT, ownGroups().get('') ?? '/');
+  constructor(
+    private readonly cgfs: CgroupFs,
+    workDir: string,
+    delegated: string | undefined,
+  ) {
+    const { read, write } = cgfs;
+    const root = delegated ?? path.join(cgfs.root, ownGroups().get('') ?? '/');
     const base = path.join(root, baseName(workDir));
     try {
-      fs.mkdirSync(base, { recursive: true });
+      cgfs.mkdir(base);
     } catch {
       return;
     }
@@ -226,8 +259,9 @@ class CgroupsV2 implements Cgroups {
 
   create(name: string, limits: PodLimits): PodCgroup | null {
     if (!this.base || !Object.values(this.enforced).some(Boolean)) return null;
+    const { read, write } = this.cgfs;
     const dir = path.join(this.base, name);
-    fs.mkdirSync(dir, { recursive: true });
+    this.cgfs.mkdir(dir);
     if (this.enforced.memory) {
       write(path.join(dir, 'memory.max'), String(limits.memory_mb * MIB));
       write(path.join(dir, 'memory.swap.max'), '0');
@@ -237,20 +271,23 @@ class CgroupsV2 implements Cgroups {
     return {
       procsFiles: [path.join(dir, 'cgroup.procs')],
       oomKilled: () => Number(/^oom_kill (\d+)$/m.exec(read(path.join(dir, 'memory.events')))?.[1] ?? '0') > 0,
-      destroy: () => killAndRemove([dir]),
+      destroy: () => killAndRemove(this.cgfs, [dir]),
     };
   }
 
   async sweep(): Promise<void> {
-    if (this.base) await killAndRemove(childDirs(this.base));
+    if (this.base) await killAndRemove(this.cgfs, this.cgfs.children(this.base));
   }
 }
 
 const noCgroups: Cgroups = { version: null, enforced: NONE, create: () => null, sweep: async () => {} };
 
-/** The control groups this machine offers the runner: v2 when it is the only hierarchy, else v1, else none. */
-export function openCgroups(workDir: string, delegated?: string): Cgroups {
-  if (fs.existsSync(path.join(ROOT, 'cgroup.controllers'))) return new CgroupsV2(workDir, delegated);
-  if (fs.existsSync(path.join(ROOT, 'memory')) || fs.existsSync(path.join(ROOT, 'pids'))) return new CgroupsV1(workDir);
+/**
+ * The control groups this machine offers the runner: v2 when it is the only hierarchy, else v1, else
+ * none. `cgfs`: the kernel's cgroup filesystem unless a test gives one of its own.
+ */
+export function openCgroups(workDir: string, delegated?: string, cgfs: CgroupFs = kernelCgroupFs): Cgroups {
+  if (cgfs.exists(path.join(cgfs.root, 'cgroup.controllers'))) return new CgroupsV2(cgfs, workDir, delegated);
+  if (cgfs.exists(path.join(cgfs.root, 'memory')) || cgfs.exists(path.join(cgfs.root, 'pids'))) return new CgroupsV1(cgfs, workDir);
   return noCgroups;
 }

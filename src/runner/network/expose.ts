@@ -98,21 +98,30 @@ export class EndpointRoom {
 }
 
 /**
- * The command that runs `command args` once every bridge listens: one `socat` per endpoint in the
- * background, then a wait (the shell's own `read`, no process per check) until /proc/net/tcp of the
- * pod's namespace lists each port listening, then `exec` of the agent. No Node process starts in
- * the pod for this: the cost is one socat exec per endpoint.
+ * The command that runs `command args` once every bridge listens: one `socat` per endpoint, all
+ * started at once, each told (`-d -d`) to report its `listening on` notice on a pipe the shell
+ * reads; the agent is `exec`ed as soon as every bridge has reported, with no polling (reading
+ * /proc/net/tcp byte by byte cost ~10 ms a check on a loaded machine: docs/runners.md, "Network").
+ * The read end closes then: socat ignores SIGPIPE, so its later notices are dropped. A bridge that
+ * cannot listen (its port taken) reports an error line instead, which fails the start at once.
+ * No Node process starts in the pod for this: the cost is one socat exec per endpoint.
  */
 export function bridgedCommand(socat: string, bridges: readonly Bridge[], command: string, args: readonly string[]): { command: string; args: string[] } {
   if (bridges.length === 0) return { command, args: [...args] };
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const lines = ['ready() { while read -r _ l _ s _; do [ "$l" = "0100007F:$1" ] && [ "$s" = 0A ] && return 0; done < /proc/net/tcp; return 1; }'];
-  bridges.forEach((b, i) => lines.push(`${quote(socat)} TCP4-LISTEN:${b.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${quote(b.socket)} 2>/dev/null & p${i}=$!`));
-  // A bridge that exited (its port taken) fails the start at once rather than spinning.
-  bridges.forEach((b, i) => {
-    const hex = b.port.toString(16).toUpperCase().padStart(4, '0');
-    lines.push(`until ready ${hex}; do kill -0 $p${i} 2>/dev/null || { echo '[drover] network: the in-pod bridge of port ${b.port} did not start' >&2; exit 125; }; done`);
-  });
-  lines.push('exec "$@"');
+  const starts = bridges.map((b) => `${quote(socat)} -d -d TCP4-LISTEN:${b.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${quote(b.socket)} 2>&1 >/dev/null &`);
+  const lines = [
+    `{ ${starts.join(' ')} } | {`,
+    '  n=0',
+    `  while [ $n -lt ${bridges.length} ] && read -r line; do`,
+    '    case $line in',
+    '      *"] N listening on "*) n=$((n + 1)) ;;',
+    `      *"] E "*) echo "[drover] network: an in-pod bridge did not start: \${line#*] E }" >&2; exit 125 ;;`,
+    '    esac',
+    '  done',
+    `  [ $n -eq ${bridges.length} ] || { echo '[drover] network: the in-pod bridges did not start' >&2; exit 125; }`,
+    '} || exit 125',
+    'exec "$@"',
+  ];
   return { command: '/bin/sh', args: ['-c', lines.join('\n'), 'drover-net', command, ...args] };
 }

@@ -1,11 +1,15 @@
 /**
  * What a pod's agent is given so that its model calls go through the relay: each model credential
  * becomes its placeholder, each of its providers' base-URL variables points at the relay, and CLIs
- * that read no such variable get their own configuration (Codex: a provider block, as `-c` options).
+ * that need more get their own configuration (src/agents/model-config.ts: Codex's provider block
+ * as `-c` options, Gemini CLI's settings and OpenCode's providers in the pod's HOME, written
+ * without trusting anything there: ../pod-tree.ts).
  */
+import { relayArgs, relayHomeConfig, relayProviderUrl } from '../../agents/model-config.ts';
 import { modelProvider, type ModelProvider } from '../../agents/model-providers.ts';
 import type { PodSpec } from '../../protocol/runner-link.ts';
 import type { PodNetwork } from '../network/index.ts';
+import { updatePodJsonFiles } from '../pod-tree.ts';
 import type { ModelRelay } from './server.ts';
 
 /**
@@ -20,31 +24,19 @@ export async function relayUrlForPod(relay: ModelRelay, network: PodNetwork | nu
   return `http://127.0.0.1:${port}`;
 }
 
-/** The name of Codex's provider block for the relay. */
-const CODEX_PROVIDER = 'drover-relay';
-
-/** Command-line arguments a built-in agent needs to use the relay (placed with its MCP arguments). */
-function agentArgs(slug: string, base: string, providers: ModelProvider[]): string[] {
-  const openai = providers.find((p) => p.id === 'openai');
-  if (slug !== 'codex' || !openai) return [];
-  // Codex ignores OPENAI_BASE_URL: it takes a provider of its own (`-c` values are TOML).
-  const key = `model_providers.${CODEX_PROVIDER}`;
-  return [
-    '-c', `model_provider=${JSON.stringify(CODEX_PROVIDER)}`,
-    '-c', `${key}.name="Drover relay"`,
-    '-c', `${key}.base_url=${JSON.stringify(`${base}/openai`)}`,
-    '-c', `${key}.env_key=${JSON.stringify(openai.credentials[0])}`,
-    '-c', `${key}.wire_api="responses"`,
-    '-c', `${key}.supports_websockets=false`,
-  ]; // prettier-ignore
-}
-
 /**
- * Registers the pod with the relay (once: autopilot iterations keep their placeholders) and rewrites
- * the agent's environment `env` in place; answers the agent's extra arguments. `env` holds the
- * pod's credentials with their real values on the way in, placeholders on the way out.
+ * Registers the pod with the relay (once: autopilot iterations keep their placeholders), rewrites
+ * the agent's environment `env` in place and the agent's config files in `home`; answers the
+ * agent's extra arguments, and why a config file could not be written (null when all were).
+ * `env` holds the pod's credentials with their real values on the way in, placeholders on the way out.
  */
-export async function relayAgent(relay: ModelRelay, spec: PodSpec, env: Record<string, string>, network: PodNetwork | null): Promise<string[]> {
+export async function relayAgent(
+  relay: ModelRelay,
+  spec: PodSpec,
+  env: Record<string, string>,
+  home: string,
+  network: PodNetwork | null,
+): Promise<{ args: string[]; skipped: string | null }> {
   let pod = relay.pods.get(spec.key);
   if (!pod) {
     const credentials: Record<string, string> = {};
@@ -52,12 +44,19 @@ export async function relayAgent(relay: ModelRelay, spec: PodSpec, env: Record<s
     pod = relay.pods.attach({ key: spec.key, credentials, env: spec.agent_env ?? {}, budgets: spec.budgets ?? [] }).pod;
   }
   const providers = new Map<string, ModelProvider>();
+  const credentials: string[] = [];
   for (const [placeholder, entry] of pod.placeholders) {
     env[entry.credential] = placeholder;
+    credentials.push(entry.credential);
     const provider = modelProvider(entry.provider);
     if (provider) providers.set(provider.id, provider);
   }
+  if (providers.size === 0) return { args: [], skipped: null };
   const base = await relayUrlForPod(relay, network);
-  for (const provider of providers.values()) env[provider.baseUrlVariable] = `${base}/${provider.id}`;
-  return spec.agent.custom ? [] : agentArgs(spec.agent.slug, base, [...providers.values()]);
+  for (const provider of providers.values()) env[provider.baseUrlVariable] = relayProviderUrl(base, provider);
+  if (spec.agent.custom) return { args: [], skipped: null };
+  const slug = spec.agent.slug;
+  const refused = updatePodJsonFiles(home, relayHomeConfig(slug, base, [...providers.values()], credentials));
+  const skipped = refused ? `${refused} in the pod's HOME, so ${slug} was not configured for the model relay` : null;
+  return { args: relayArgs(slug, base, [...providers.values()]), skipped };
 }

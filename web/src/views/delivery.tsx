@@ -1,24 +1,10 @@
 /** A pod's or run's delivery (docs/dashboard.md): where its work went, as a branch and a merge request. */
 
-export interface MergeRequest {
-  id: number;
-  url: string;
-  state: string;
-  branch?: string;
-}
+import type { Delivery } from '../api-types.ts';
 
-export interface Delivery {
-  status: 'pending' | 'pushed' | 'no_changes' | 'failed';
-  branch: string | null;
-  base_commit: string | null;
-  head_commit: string | null;
-  commits: Array<{ sha: string; subject: string }>;
-  files_changed: number | null;
-  insertions: number | null;
-  deletions: number | null;
-  merge_request: MergeRequest | null;
-  error: string | null;
-}
+export type { Delivery };
+/** A merge request as a delivery and a ticket carry it (the ticket's has more fields). */
+export type MergeRequest = NonNullable<Delivery['merge_request']> & { branch?: string };
 
 export function MergeRequestLink({ mr }: { mr: MergeRequest }) {
   return (

@@ -1,4 +1,3 @@
-import type { Actor } from './pods-model.ts';
 import type { Delivery, MergeRequest } from './delivery.tsx';
 import type { Ticket } from './tickets-model.ts';
 
@@ -14,11 +13,8 @@ export interface TicketPod {
 
 /** The ticket page's ticket: its fields and what the delivery and people work add when present. */
 export interface TicketDetail extends Ticket {
-  repository_id: number | null;
   pods?: TicketPod[];
   merge_requests?: MergeRequest[];
-  created_by?: Actor | null;
-  updated_by?: Actor | null;
 }
 
 /** The prompt a "Run an agent" form starts with: the ticket, as an agent needs it. */

@@ -1,26 +1,12 @@
 import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketStatus } from '../../../src/protocol/enums.ts';
 
 export type { TicketStatus };
+import type { BoardTicket, Ticket } from '../api-types.ts';
 export const STATUS_LABELS: Record<TicketStatus, string> = { backlog: 'Backlog', todo: 'Todo', in_progress: 'In progress', in_review: 'In review', done: 'Done' };
 
-export interface Card {
-  id: number;
-  slug: string;
-  title: string;
-  type: string;
-  priority: string;
-  assignee_id: number | null;
-  labels?: string[];
-  status: TicketStatus;
-}
-
-export interface Ticket extends Card {
-  description: string | null;
-  labels: string[];
-  parent_slug: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A board card: the board endpoint's ticket, with the column it is in (web/src/api-types.ts). */
+export type Card = Omit<BoardTicket, 'labels'> & { labels?: string[]; status: TicketStatus };
+export type { Ticket };
 
 export interface Filters {
   label: string;

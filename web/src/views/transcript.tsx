@@ -1,7 +1,7 @@
 /**
  * A pod's transcript as a reader wants it (docs/dashboard.md, "Pod"): the agent's text, each tool
  * call with its input (file edits as diffs), command output folded, errors in red. Long transcripts
- * are shown a page at a time, newest last, so a 5,000-entry transcript renders as fast as a short one.
+ * are read and shown from their end, a page at a time, so a 5,000-entry transcript loads as fast as a short one.
  */
 import { useState } from 'preact/hooks';
 import { TRANSCRIPT_FORMATS, changedLines, type FileEdit } from '../../../src/protocol/transcript.ts';
@@ -89,12 +89,23 @@ const FORMATS = ['', ...TRANSCRIPT_FORMATS];
 
 export function TranscriptView({ podKey }: { podKey: string }) {
   const [format, setFormat] = useState('');
-  const t = useTranscript(podKey, format);
+  const t = useTranscript(podKey, format, PAGE);
   const [shown, setShown] = useState(PAGE);
-  const hidden = Math.max(0, t.entries.length - shown);
-  const visible = hidden ? t.entries.slice(hidden) : t.entries;
+  const [busy, setBusy] = useState(false);
+  const total = t.earlier + t.entries.length;
+  const hidden = Math.max(0, total - shown);
+  const visible = t.entries.length > shown ? t.entries.slice(t.entries.length - shown) : t.entries;
+  const showEarlier = async () => {
+    const more = PAGE * 5;
+    setBusy(true);
+    // Read what is not read yet of the entries about to be shown, then show them.
+    const missing = shown + more - t.entries.length;
+    if (missing > 0) await t.readEarlier(missing);
+    setShown((n) => n + more);
+    setBusy(false);
+  };
   return (
-    <div class="transcript" data-loaded={t.loaded ? 'true' : 'false'} data-entries={t.entries.length}>
+    <div class="transcript" data-loaded={t.loaded ? 'true' : 'false'} data-entries={total}>
       <label class="inline">
         Read the output as
         <select value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
@@ -106,7 +117,7 @@ export function TranscriptView({ podKey }: { podKey: string }) {
       <ErrorBanner error={t.error} />
       {t.truncated && <p class="hint">The start of this pod's output is no longer kept (the last 1 MiB is): earlier entries are gone.</p>}
       {hidden > 0 && (
-        <button type="button" class="secondary" onClick={() => setShown((n) => n + PAGE * 5)}>
+        <button type="button" class="secondary" disabled={busy} onClick={() => void showEarlier()}>
           Show earlier entries ({hidden.toLocaleString()} more)
         </button>
       )}
@@ -116,7 +127,7 @@ export function TranscriptView({ podKey }: { podKey: string }) {
         ))}
       </ol>
       <p class="hint" aria-live="polite">
-        {!t.loaded ? 'Reading the transcript…' : t.entries.length === 0 ? (t.complete ? 'The agent printed nothing.' : 'Waiting for the agent…') : t.complete ? `${t.entries.length.toLocaleString()} entries (read as ${t.format}).` : 'Live.'}
+        {!t.loaded ? 'Reading the transcript…' : total === 0 ? (t.complete ? 'The agent printed nothing.' : 'Waiting for the agent…') : t.complete ? `${total.toLocaleString()} entries (read as ${t.format}).` : 'Live.'}
       </p>
     </div>
   );
