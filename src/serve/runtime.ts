@@ -20,6 +20,7 @@ import { CronScheduler, type CronOptions } from '../scheduler/cron.ts';
 import { Housekeeping } from '../scheduler/housekeeping.ts';
 import { LivenessSweeper, type LivenessOptions } from '../scheduler/liveness.ts';
 import type { Store } from '../store/db.ts';
+import { inFlight, mergeRequestsSettled } from '../domain/deliveries/merge-requests.ts';
 import { StoreListener } from '../store/notifications.ts';
 
 /**
@@ -160,6 +161,9 @@ export class Runtime {
     return (this.stopping ??= (async () => {
       await this.stopLoops();
       await this.gateway.close();
+      // Merge requests being opened for pods' work are recorded before the store closes (docs/agents.md "Getting the work back").
+      if (inFlight.size > 0) this.log.info({ merge_requests: inFlight.size }, 'waiting for merge requests being opened');
+      if (!(await mergeRequestsSettled())) this.log.warn('merge requests still being opened at shutdown; left unrecorded');
       await this.podQueue.idle();
       await this.notifier.close();
       await this.listener.close();
