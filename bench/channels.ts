@@ -137,7 +137,7 @@ export async function benchChannelMessages(
       ];
       for (const [read, page] of reads) {
         const stats = await time(async () => {
-          const got = await listMessages(store.db, store.kind, channelId, page());
+          const got = await listMessages(store.db, channelId, page());
           if (got.length === 0) throw new Error(`empty page reading ${name}`);
         }, iterations);
         rows.push({ channel: name, messages: ids.length, read, limit: PAGE, iterations, ...stats });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { RunnerRow, RunnersTable } from './schema-runners.ts';
 
 /** Pods that hold a slot of their runner (a `queued` pod has no runner yet, so holds none). */
@@ -45,9 +45,9 @@ export async function listRunners(db: Executor, orgId: number): Promise<RunnerWi
 }
 
 /** Locks the org's runners while a pod is placed, so concurrent creates cannot overfill one. */
-export async function lockRunners(db: Executor, kind: DatabaseKind, orgId: number): Promise<void> {
+export async function lockRunners(db: Executor, orgId: number): Promise<void> {
   // SQLite runs one write transaction at a time, so only PostgreSQL needs the row locks.
-  if (kind === 'postgres') await sql`select id from runners where org_id = ${orgId} for update`.execute(db);
+  if (dialectOf(db) === 'postgres') await sql`select id from runners where org_id = ${orgId} for update`.execute(db);
 }
 
 export async function markConnected(

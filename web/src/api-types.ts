@@ -19,3 +19,4 @@ export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type Ticket = Schemas['Ticket'];
 export type BoardTicket = Schemas['BoardTicket'];
 export type User = Schemas['User'];
+export type Channel = Schemas['Channel'];

@@ -134,7 +134,7 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     const callbackSecret = ctx.secrets.encrypt(generateWebhookSecret());
     return await ctx.store.transaction(async (trx) => {
       // The org row is locked while counting, so concurrent creates cannot both take the last slot.
-      await lockOrg(trx, ctx.store.kind, orgId);
+      await lockOrg(trx, orgId);
       const limit = (await orgQuotas(ctx, trx, orgId)).max_loops;
       const count = limit === 0 ? 0 : await loops.countLoops(trx, orgId);
       if (!fits(limit, count)) throw quotaExceeded('max_loops', limit, `this organization has ${count} loops`);

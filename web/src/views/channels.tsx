@@ -2,19 +2,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { navigate, useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
+import type { Channel as ChannelDetail } from '../api-types.ts';
 import { scopeReason } from '../scopes.ts';
 import { Dialog, ErrorBanner, Guarded, formatTime } from '../ui.tsx';
 
-export interface Channel {
-  id: number;
-  name: string;
-  description: string | null;
-  ticket_slug: string | null;
-  archived: boolean;
-  document?: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A channel as the API gives it (web/src/api-types.ts); the list leaves out its document. */
+export type Channel = Omit<ChannelDetail, 'document'> & { document?: string | null };
 
 function NewChannel({ onClose }: { onClose: () => void }) {
   const [name, setName] = useState('');

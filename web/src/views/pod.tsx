@@ -8,13 +8,22 @@ import { PodFacts } from './pod-facts.tsx';
 import { PodOutput } from './pod-output.tsx';
 import { ACTIVE, podFromEvent, type Pod, type Usage } from './pods-model.ts';
 
-export function UsageFacts({ usage }: { usage: Usage | null | undefined }) {
+/** What was used and what it cost; `budget`: the pod's own limit (`CONFIG max_cost_usd`), spend shown against it. */
+export function UsageFacts({ usage, budget }: { usage: Usage | null | undefined; budget?: number | null }) {
   if (!usage) return null;
   const n = (v: number | null) => (v === null || v === undefined ? '—' : v.toLocaleString());
   return (
     <dl class="facts" aria-label="Usage">
       <dt>Cost</dt>
       <dd>{formatCost(usage.cost_usd)}</dd>
+      {budget !== null && budget !== undefined && (
+        <>
+          <dt>Budget</dt>
+          <dd data-testid="pod-budget">
+            {formatCost(usage.cost_usd ?? 0)} of {formatCost(budget)} <meter min={0} max={budget} value={usage.cost_usd ?? 0} aria-label="Spend against the pod's budget" />
+          </dd>
+        </>
+      )}
       <dt>Input tokens</dt>
       <dd>{n(usage.input_tokens)}</dd>
       <dt>Output tokens</dt>
@@ -74,7 +83,7 @@ export function PodPage({ podKey }: { podKey: string }) {
           </div>
           <div class="panel">
             <h2>Usage and cost</h2>
-            <UsageFacts usage={pod.usage} />
+            <UsageFacts usage={pod.usage} budget={pod.max_cost_usd} />
           </div>
         </div>
       )}

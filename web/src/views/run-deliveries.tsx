@@ -3,18 +3,12 @@
  * (newest first), and **Redeliver** (`POST …/redeliver`) to send the run's event again.
  */
 import { api } from '../api.ts';
+import type { WebhookDelivery } from '../api-types.ts';
 import { scopeReason } from '../scopes.ts';
 import { Guarded, Status, formatTime } from '../ui.tsx';
 
-export interface CallbackDelivery {
-  id: number;
-  url: string;
-  status: string;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  created_at: string;
-  attempts: Array<{ attempt: number; attempted_at: string; status_code: number | null; error: string | null; duration_ms: number | null }>;
-}
+/** A callback delivery with its attempts, as the API gives it (web/src/api-types.ts). */
+export type CallbackDelivery = WebhookDelivery;
 
 export function RunDeliveries(props: { base: string; deliveries: CallbackDelivery[]; canWrite: boolean; hasCallback: boolean; onChanged: () => void; onError: (e: unknown) => void }) {
   const redeliver = async () => {

@@ -75,7 +75,10 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
                 <Status value={run.status} />
               </dd>
               <dt>Trigger</dt>
-              <dd>{run.trigger_type}</dd>
+              <dd data-testid="run-trigger">
+                {run.trigger_type}
+                {run.triggered_by ? ` by ${run.triggered_by.name}` : ''}
+              </dd>
               <dt>Pod</dt>
               <dd>{run.pod_key ? canPods ? <a href={`#/pods/${encodeURIComponent(run.pod_key)}`}>{run.pod_key}</a> : run.pod_key : '—'}</dd>
               <dt>Started</dt>
