@@ -1,3 +1,4 @@
+import { ACTIVE_POD_STATUSES } from '../protocol/enums.ts';
 import type { Store } from '../store/db.ts';
 import { readPodOutputFrom } from '../store/pod-output.ts';
 import { findPodByKey } from '../store/pods.ts';
@@ -9,7 +10,7 @@ const EVENT_BYTES = 64 * 1024;
 /** A stream looks again this often even without a wake-up (one lost across replicas costs no more). */
 const POLL_MS = 2_000;
 
-const ACTIVE = new Set(['queued', 'initializing', 'running', 'orphaned']);
+const ACTIVE = new Set<string>(ACTIVE_POD_STATUSES);
 
 export interface OutputStreamSink {
   /** False while the client has not taken what it was sent: nothing more is read until `drained`. */

@@ -10,6 +10,13 @@ export type PodStatus = (typeof POD_STATUSES)[number];
 export const RUN_STATUSES = ['queued', 'pending', 'running', 'completed', 'failed', 'cancelled', 'timeout', 'skipped'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/**
+ * "Active" is two sets, one per resource, each named for it: pods that can still be terminated
+ * (waiting for a runner slot, `queued`, or holding one), and loop runs that have not ended.
+ */
+export const ACTIVE_POD_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
+
 export const TICKET_TYPES = ['feature', 'bug', 'task', 'chore', 'improvement'] as const;
 export const TICKET_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done'] as const;
 export const TICKET_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;

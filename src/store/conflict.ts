@@ -40,7 +40,14 @@ export function withUniqueViolations(dialect: Dialect): Dialect {
             const connection = await target.acquireConnection();
             if (!wrapped.has(connection)) {
               const execute: DatabaseConnection['executeQuery'] = connection.executeQuery.bind(connection);
-              connection.executeQuery = <R>(query: CompiledQuery): Promise<QueryResult<R>> => execute<R>(query).catch(toConflict);
+              // SQLite's connection throws synchronously: the call is inside the async function.
+              connection.executeQuery = async <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
+                try {
+                  return await execute<R>(query);
+                } catch (error) {
+                  return toConflict(error);
+                }
+              };
               wrapped.add(connection);
             }
             return connection;

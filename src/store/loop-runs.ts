@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
+import { ACTIVE_RUN_STATUSES } from '../protocol/enums.ts';
 import { dialectOf, type Executor } from './db.ts';
 import type { LoopRunRow, LoopRunsTable, RunStatus } from './schema-loops.ts';
 
-export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
 
 export async function insertRun(db: Executor, run: Omit<LoopRunsTable, 'id'>): Promise<LoopRunRow> {
   return db.insertInto('loop_runs').values(run).returningAll().executeTakeFirstOrThrow();

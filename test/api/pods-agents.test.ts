@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { podFinished, terminateOnServer } from '../../src/domain/pods/lifecycle.ts';
 import { podSpec } from '../../src/domain/pods/spec.ts';
-import { ACTIVE_STATUSES } from '../../src/domain/pods/model.ts';
+import { ACTIVE_POD_STATUSES } from '../../src/protocol/enums.ts';
 import { decodeRunnerMessage, encode, type PodOutcome } from '../../src/protocol/runner-link.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
@@ -174,7 +174,7 @@ describe.each(DATABASES)('pods: agents unattended (docs/agents.md) on %s', (kind
 
     it('a pod terminated on the server still gets what its agent used until it stopped', async () => {
       const key = await createOk('opencode', 'PROMPT "x"');
-      await terminateOnServer(t.ctx, await row(key), ACTIVE_STATUSES, 'terminated through the API');
+      await terminateOnServer(t.ctx, await row(key), ACTIVE_POD_STATUSES, 'terminated through the API');
       await podFinished(t.ctx, runnerId, { key, outcome: 'terminated', exit_code: null, error_message: 'terminated', session_id: 'ses_x', result: null, usage: { ...NULL_USAGE, input_tokens: 5, cost_usd: 0.5 } });
       expect(await detail(key)).toMatchObject({ status: 'terminated', session_id: 'ses_x', usage: { ...NULL_USAGE, input_tokens: 5, cost_usd: 0.5 } });
       // A repeated report changes nothing.

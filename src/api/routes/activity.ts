@@ -8,7 +8,7 @@ import { listOrgUsers } from '../../domain/users/service.ts';
 import { EVENT_SCOPES } from '../../protocol/event-types.ts';
 import { ActivityPage, ActivityQuery } from '../schemas/activity.ts';
 import { OrgParams, errorResponses } from '../schemas/common.ts';
-import { PresetList, presentPreset } from '../schemas/presets.ts';
+import { PresetList, presetView } from '../schemas/presets.ts';
 import { chosenTypes } from './events.ts';
 
 const READ_SCOPES = [...new Set(Object.values(EVENT_SCOPES))] as Scope[];
@@ -69,6 +69,6 @@ export const activityRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: PresetList, ...errorResponses() },
         },
       },
-      async (request) => ({ presets: (await listPresets(ctx, request.principal.org.id)).map(presentPreset) }),
+      async (request) => ({ presets: (await listPresets(ctx, request.principal.org.id)).map(presetView) }),
     );
   };

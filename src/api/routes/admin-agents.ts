@@ -30,7 +30,7 @@ const fields = {
 };
 const AgentParams = Type.Object({ org: OrgSlugParam, slug: Text({ maxLength: 100 }) });
 
-const presentAgent = (agent: CustomAgentRow) => ({
+const customAgentView = (agent: CustomAgentRow) => ({
   id: agent.id,
   slug: agent.slug,
   name: agent.name,
@@ -65,13 +65,13 @@ export const adminAgentRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
           response: { 201: Type.Object({ agent: Type.Ref('CustomAgent') }), ...errorResponses(409) },
         },
       },
-      async (request, reply) => reply.code(201).send({ agent: presentAgent(await createCustomAgent(ctx, request.params.org, request.body)) }),
+      async (request, reply) => reply.code(201).send({ agent: customAgentView(await createCustomAgent(ctx, request.params.org, request.body)) }),
     );
 
     app.get(
       '/orgs/:org/agents',
       { schema: { tags, security, operationId: 'listCustomAgents', summary: 'List custom agents', params: AdminOrgParams, response: { 200: Type.Object({ agents: Type.Array(Type.Ref('CustomAgent')) }), ...errorResponses() } } },
-      async (request) => ({ agents: (await listCustomAgents(ctx, request.params.org)).map(presentAgent) }),
+      async (request) => ({ agents: (await listCustomAgents(ctx, request.params.org)).map(customAgentView) }),
     );
 
     app.patch(
@@ -95,7 +95,7 @@ export const adminAgentRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox 
           response: { 200: Type.Object({ agent: Type.Ref('CustomAgent') }), ...errorResponses() },
         },
       },
-      async (request) => ({ agent: presentAgent(await updateCustomAgent(ctx, request.params.org, request.params.slug, request.body)) }),
+      async (request) => ({ agent: customAgentView(await updateCustomAgent(ctx, request.params.org, request.params.slug, request.body)) }),
     );
 
     app.delete(

@@ -12,7 +12,7 @@ const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 const QuotasEnvelope = Type.Object({ quotas: Type.Ref('OrgQuotas') });
 
-const presentQuotas = (org: string, view: QuotaView) => ({ quotas: { org, ...view } });
+const quotasView = (org: string, view: QuotaView) => ({ quotas: { org, ...view } });
 
 /** Runner lifecycle (list, delete, credential rotation) and per-organization quotas (docs/decisions.md). */
 export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
@@ -60,7 +60,7 @@ export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncType
     app.get(
       '/orgs/:org/quotas',
       { schema: { tags, security, operationId: 'adminGetQuotas', summary: "An organization's quotas: its overrides, the server defaults and what applies", params: AdminOrgParams, response: { 200: QuotasEnvelope, ...errorResponses() } } },
-      async (request) => presentQuotas(request.params.org, await getQuotas(ctx, request.params.org)),
+      async (request) => quotasView(request.params.org, await getQuotas(ctx, request.params.org)),
     );
 
     app.patch(
@@ -68,6 +68,6 @@ export const adminOperationRoutes = (ctx: DomainContext): FastifyPluginAsyncType
       {
         schema: { tags, security, operationId: 'adminUpdateQuotas', summary: "Change an organization's quotas (null: back to the server default; 0: no limit)", params: AdminOrgParams, body: UpdateQuotasBody, response: { 200: QuotasEnvelope, ...errorResponses() } },
       },
-      async (request) => presentQuotas(request.params.org, await updateQuotas(ctx, request.params.org, request.body)),
+      async (request) => quotasView(request.params.org, await updateQuotas(ctx, request.params.org, request.body)),
     );
   };

@@ -4,7 +4,7 @@ import type { DomainContext } from '../../domain/context.ts';
 import * as presets from '../../domain/presets/service.ts';
 import { AdminOrgParams } from '../schemas/admin.ts';
 import { MessageBody, PresetName, errorResponses } from '../schemas/common.ts';
-import { CreatePresetBody, PresetEnvelope, PresetList, UpdatePresetBody, presentPreset } from '../schemas/presets.ts';
+import { CreatePresetBody, PresetEnvelope, PresetList, UpdatePresetBody, presetView } from '../schemas/presets.ts';
 
 const tags = ['Administration'];
 const security = [{ adminToken: [] }];
@@ -18,17 +18,17 @@ export const adminPresetRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
       {
         schema: { tags, security, operationId: 'createPreset', summary: 'Create a preset', params: AdminOrgParams, body: CreatePresetBody, response: { 201: PresetEnvelope, ...errorResponses(409) } },
       },
-      async (request, reply) => reply.code(201).send({ preset: presentPreset(await presets.createPreset(ctx, request.params.org, request.body)) }),
+      async (request, reply) => reply.code(201).send({ preset: presetView(await presets.createPreset(ctx, request.params.org, request.body)) }),
     );
     app.get(
       '/orgs/:org/presets',
       { schema: { tags, security, operationId: 'adminListPresets', summary: 'List presets', params: AdminOrgParams, response: { 200: PresetList, ...errorResponses() } } },
-      async (request) => ({ presets: (await presets.listPresetsOf(ctx, request.params.org)).map(presentPreset) }),
+      async (request) => ({ presets: (await presets.listPresetsOf(ctx, request.params.org)).map(presetView) }),
     );
     app.get(
       '/orgs/:org/presets/:name',
       { schema: { tags, security, operationId: 'getPreset', summary: 'Get a preset', params: PresetParams, response: { 200: PresetEnvelope, ...errorResponses() } } },
-      async (request) => ({ preset: presentPreset(await presets.getPreset(ctx, request.params.org, request.params.name)) }),
+      async (request) => ({ preset: presetView(await presets.getPreset(ctx, request.params.org, request.params.name)) }),
     );
     app.put(
       '/orgs/:org/presets/:name',
@@ -43,7 +43,7 @@ export const adminPresetRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
           response: { 200: PresetEnvelope, ...errorResponses() },
         },
       },
-      async (request) => ({ preset: presentPreset(await presets.updatePreset(ctx, request.params.org, request.params.name, request.body)) }),
+      async (request) => ({ preset: presetView(await presets.updatePreset(ctx, request.params.org, request.params.name, request.body)) }),
     );
     app.delete(
       '/orgs/:org/presets/:name',

@@ -11,7 +11,7 @@ const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 
 /** The admin view: configuration included, the token only as `has_token`. */
-const presentAdminRepository = (row: RepositoryRow) => ({
+const adminRepositoryView = (row: RepositoryRow) => ({
   ...repositoryView(row),
   ticket_prefix: row.ticket_prefix,
   api_base_url: row.api_base_url,
@@ -33,7 +33,7 @@ export const adminRepositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTyp
         },
       },
       async (request, reply) =>
-        reply.code(201).send({ repository: presentAdminRepository(await admin.createRepository(ctx, request.params.org, request.body)) }),
+        reply.code(201).send({ repository: adminRepositoryView(await admin.createRepository(ctx, request.params.org, request.body)) }),
     );
 
     app.get(
@@ -47,7 +47,7 @@ export const adminRepositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTyp
           response: { 200: s.AdminRepositoryList, ...errorResponses() },
         },
       },
-      async (request) => ({ repositories: (await admin.listOrgRepositories(ctx, request.params.org)).map(presentAdminRepository) }),
+      async (request) => ({ repositories: (await admin.listOrgRepositories(ctx, request.params.org)).map(adminRepositoryView) }),
     );
 
     app.patch(
@@ -64,7 +64,7 @@ export const adminRepositoryRoutes = (ctx: DomainContext): FastifyPluginAsyncTyp
         },
       },
       async (request) => ({
-        repository: presentAdminRepository(await admin.updateRepository(ctx, request.params.org, request.params.id, request.body)),
+        repository: adminRepositoryView(await admin.updateRepository(ctx, request.params.org, request.params.id, request.body)),
       }),
     );
 

@@ -28,7 +28,7 @@ export const RunnerToken = Type.Object(
 const statusOf = (row: RunnerTokenRow, now: number) =>
   row.revoked_at !== null ? 'revoked' : row.uses_left <= 0 ? 'used' : row.expires_at <= now ? 'expired' : 'active';
 
-const presentToken = (row: RunnerTokenRow, now: number) => ({
+const registrationTokenView = (row: RunnerTokenRow, now: number) => ({
   id: row.id,
   prefix: row.prefix,
   labels: JSON.parse(row.labels) as string[],
@@ -69,7 +69,7 @@ export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
       },
       async (request, reply) => {
         const { token, record } = await createRegistrationToken(ctx, request.params.org, request.body);
-        return reply.code(201).send({ token, expires_at: iso(record.expires_at), runner_token: presentToken(record, ctx.now()) });
+        return reply.code(201).send({ token, expires_at: iso(record.expires_at), runner_token: registrationTokenView(record, ctx.now()) });
       },
     );
 
@@ -87,7 +87,7 @@ export const adminRunnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox
       },
       async (request) => {
         const now = ctx.now();
-        return { runner_tokens: (await listRegistrationTokens(ctx, request.params.org)).map((row) => presentToken(row, now)) };
+        return { runner_tokens: (await listRegistrationTokens(ctx, request.params.org)).map((row) => registrationTokenView(row, now)) };
       },
     );
 

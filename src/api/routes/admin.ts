@@ -11,8 +11,8 @@ const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 
 export const orgView = (org: OrgRecord) => ({ ...org, network_allow: parseNetworkAllow(org.network_allow), created_at: iso(org.created_at) });
-const presentUser = (user: UserRow) => ({ id: user.id, name: user.name, email: user.email, created_at: iso(user.created_at) });
-const presentKey = (key: ApiKeyRow) => ({
+const userView = (user: UserRow) => ({ id: user.id, name: user.name, email: user.email, created_at: iso(user.created_at) });
+const apiKeyView = (key: ApiKeyRow) => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,
@@ -70,7 +70,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       },
       async (request, reply) => {
         const { apiKey, key } = await admin.createApiKey(ctx, request.params.org, request.body);
-        return reply.code(201).send({ api_key: presentKey(apiKey), key });
+        return reply.code(201).send({ api_key: apiKeyView(apiKey), key });
       },
     );
 
@@ -79,7 +79,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       {
         schema: { tags, security, operationId: 'listApiKeys', summary: 'List API keys (never the keys themselves)', params: s.AdminOrgParams, response: { 200: Type.Object({ api_keys: Type.Array(Type.Ref('ApiKey')) }), ...errorResponses() } },
       },
-      async (request) => ({ api_keys: (await admin.listApiKeys(ctx, request.params.org)).map(presentKey) }),
+      async (request) => ({ api_keys: (await admin.listApiKeys(ctx, request.params.org)).map(apiKeyView) }),
     );
 
     app.delete(
@@ -98,7 +98,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       {
         schema: { tags, security, operationId: 'createUser', summary: 'Create a user (ticket assignees are users)', params: s.AdminOrgParams, body: s.CreateUserBody, response: { 201: Type.Object({ user: Type.Ref('User') }), ...errorResponses(409) } },
       },
-      async (request, reply) => reply.code(201).send({ user: presentUser(await admin.createUser(ctx, request.params.org, request.body)) }),
+      async (request, reply) => reply.code(201).send({ user: userView(await admin.createUser(ctx, request.params.org, request.body)) }),
     );
 
     app.patch(
@@ -114,7 +114,7 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: Type.Object({ user: Type.Ref('User') }), ...errorResponses(409) },
         },
       },
-      async (request) => ({ user: presentUser(await admin.updateUser(ctx, request.params.org, request.params.id, request.body)) }),
+      async (request) => ({ user: userView(await admin.updateUser(ctx, request.params.org, request.params.id, request.body)) }),
     );
 
     app.delete(
@@ -140,6 +140,6 @@ export const adminRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
       {
         schema: { tags, security, operationId: 'listUsers', summary: 'List users', params: s.AdminOrgParams, response: { 200: Type.Object({ users: Type.Array(Type.Ref('User')) }), ...errorResponses() } },
       },
-      async (request) => ({ users: (await admin.listUsers(ctx, request.params.org)).map(presentUser) }),
+      async (request) => ({ users: (await admin.listUsers(ctx, request.params.org)).map(userView) }),
     );
   };

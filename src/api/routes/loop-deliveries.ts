@@ -8,7 +8,7 @@ import * as s from '../schemas/loops.ts';
 
 const tags = ['Loops'];
 
-function presentDelivery({ delivery, attempts }: DeliveryWithAttempts) {
+function deliveryView({ delivery, attempts }: DeliveryWithAttempts) {
   return {
     id: delivery.id,
     webhook_id: delivery.event_id,
@@ -48,7 +48,7 @@ export const loopDeliveryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebo
         const limit = clampLimit(request.query.limit ?? 20, 100);
         const offset = request.query.offset ?? 0;
         const { items, total } = await listRunDeliveries(ctx, request.principal.org.id, request.params.slug, request.params.run_id, { limit, offset });
-        return { deliveries: items.map(presentDelivery), total, limit, offset };
+        return { deliveries: items.map(deliveryView), total, limit, offset };
       },
     );
 
@@ -69,7 +69,7 @@ export const loopDeliveryRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebo
       },
       async (request, reply) => {
         const delivery = await redeliverRun(ctx, request.principal.org.id, request.params.slug, request.params.run_id);
-        return reply.code(201).send({ delivery: presentDelivery(delivery) });
+        return reply.code(201).send({ delivery: deliveryView(delivery) });
       },
     );
   };

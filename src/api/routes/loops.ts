@@ -26,13 +26,13 @@ const boundedNesting = (field: 'prompt_variables' | 'variables') => async (reque
 export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function loopsApi(app) {
     /** The loop record of docs/api.md; the callback secret only for keys that may write loops. */
-    const present = (request: FastifyRequest, loop: LoopRow, stats: LoopStats | null | undefined) => ({
+    const loopViewFor = (request: FastifyRequest, loop: LoopRow, stats: LoopStats | null | undefined) => ({
       ...loopView(loop, stats),
       ...(grants(request.principal.scopes, 'loops:write') && ctx.secrets ? { callback_secret: ctx.secrets.decrypt(loop.callback_secret_encrypted) } : {}),
     });
-    const presentWithStats = async (request: FastifyRequest, loop: LoopRow) => {
+    const loopWithStatsView = async (request: FastifyRequest, loop: LoopRow) => {
       const { stats } = await service.loopWithStats(ctx, loop);
-      return { loop: present(request, loop, stats) };
+      return { loop: loopViewFor(request, loop, stats) };
     };
     const read = { scope: 'loops:read' as const };
     const write = { scope: 'loops:write' as const };
@@ -46,26 +46,26 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         const { limit, offset } = request.query;
         const page = limit === undefined && offset === undefined ? null : { limit: clampLimit(limit ?? 100, 100), offset: offset ?? 0 };
         const { rows, total, stats } = await service.listLoops(ctx, request.principal.org.id, page);
-        return { loops: rows.map((loop) => present(request, loop, stats.get(loop.id))), total };
+        return { loops: rows.map((loop) => loopViewFor(request, loop, stats.get(loop.id))), total };
       },
     );
 
     app.post(
       '/loops',
       { config: { ...write, idempotent: true }, schema: { tags, operationId: 'createLoop', headers: IdempotencyHeaders, summary: 'Create a loop', params: OrgParams, body: s.CreateLoopBody, response: { 201: LoopEnvelope, ...errorResponses(409) } }, preValidation: boundedNesting('prompt_variables') },
-      async (request, reply) => reply.code(201).send(await presentWithStats(request, await service.createLoop(ctx, request.principal.org.id, request.body))),
+      async (request, reply) => reply.code(201).send(await loopWithStatsView(request, await service.createLoop(ctx, request.principal.org.id, request.body))),
     );
 
     app.get(
       '/loops/:slug',
       { config: read, schema: { tags, operationId: 'getLoop', summary: 'Get a loop', params: s.LoopParams, response: { 200: LoopEnvelope, ...errorResponses() } } },
-      async (request) => presentWithStats(request, await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug)),
+      async (request) => loopWithStatsView(request, await service.requireLoop(ctx.store.db, request.principal.org.id, request.params.slug)),
     );
 
     app.put(
       '/loops/:slug',
       { config: write, schema: { tags, operationId: 'updateLoop', summary: 'Update a loop; only the given fields change', params: s.LoopParams, body: s.UpdateLoopBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: boundedNesting('prompt_variables') },
-      async (request) => presentWithStats(request, await service.updateLoop(ctx, request.principal.org.id, request.params.slug, request.body)),
+      async (request) => loopWithStatsView(request, await service.updateLoop(ctx, request.principal.org.id, request.params.slug, request.body)),
     );
 
     app.delete(
@@ -80,13 +80,13 @@ export const loopRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
     app.post(
       '/loops/:slug/enable',
       { config: write, schema: { tags, operationId: 'enableLoop', summary: 'Enable a loop (idempotent)', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
-      async (request) => presentWithStats(request, await service.enableLoop(ctx, request.principal.org.id, request.params.slug)),
+      async (request) => loopWithStatsView(request, await service.enableLoop(ctx, request.principal.org.id, request.params.slug)),
     );
 
     app.post(
       '/loops/:slug/disable',
       { config: write, schema: { tags, operationId: 'disableLoop', summary: 'Disable a loop (idempotent); queued runs are cancelled', params: s.LoopParams, body: s.EmptyBody, response: { 200: LoopEnvelope, ...errorResponses() } }, preValidation: optionalBody },
-      async (request) => presentWithStats(request, await service.disableLoop(ctx, request.principal.org.id, request.params.slug)),
+      async (request) => loopWithStatsView(request, await service.disableLoop(ctx, request.principal.org.id, request.params.slug)),
     );
 
     app.post(

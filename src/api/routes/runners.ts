@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DomainContext } from '../../domain/context.ts';
-import { runnerView as presentRunner } from '../../domain/runners/view.ts';
+import { runnerView } from '../../domain/runners/view.ts';
 import * as service from '../../domain/runners/service.ts';
 import { OrgParams, clampLimit, errorResponses, iso } from '../schemas/common.ts';
 import * as s from '../schemas/pods.ts';
@@ -13,19 +13,19 @@ export const runnerRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function runnersApi(app) {
     const config = { scope: 'runners:read' as const };
     app.get('/runners', { config, schema: { tags, operationId: 'listRunners', summary: 'List runners', params: OrgParams, response: { 200: RunnerList, ...errorResponses() } } }, async (request) => ({
-      runners: (await service.listRunners(ctx, request.principal.org.id)).map(presentRunner),
+      runners: (await service.listRunners(ctx, request.principal.org.id)).map(runnerView),
     }));
 
     app.get(
       '/runners/available',
       { config, schema: { tags, operationId: 'listAvailableRunners', summary: 'Online runners with free capacity', params: OrgParams, response: { 200: RunnerList, ...errorResponses() } } },
-      async (request) => ({ runners: (await service.availableRunners(ctx, request.principal.org.id)).map(presentRunner) }),
+      async (request) => ({ runners: (await service.availableRunners(ctx, request.principal.org.id)).map(runnerView) }),
     );
 
     app.get(
       '/runners/:id',
       { config, schema: { tags, operationId: 'getRunner', summary: 'Get a runner', params: s.RunnerParams, response: { 200: Type.Object({ runner: Type.Ref('Runner') }), ...errorResponses() } } },
-      async (request) => ({ runner: presentRunner(await service.getRunner(ctx, request.principal.org.id, request.params.id)) }),
+      async (request) => ({ runner: runnerView(await service.getRunner(ctx, request.principal.org.id, request.params.id)) }),
     );
 
     app.get(

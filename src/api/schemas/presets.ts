@@ -29,7 +29,7 @@ export const UpdatePresetBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-export const presentPreset = (row: PresetRow) => ({
+export const presetView = (row: PresetRow) => ({
   name: row.name,
   description: row.description,
   agent_slug: row.agent_slug,

@@ -3,7 +3,8 @@ import { findApiKeysWithOrgByPrefix, touchApiKey } from '../../store/api-keys.ts
 import type { OrgRow } from '../../store/schema.ts';
 import { findOrgById } from '../../store/orgs.ts';
 import { findPodsByTokenPrefix } from '../../store/pods.ts';
-import { ACTIVE_STATUSES, POD_TOKEN_PREFIX_LENGTH, POD_TOKEN_SCOPES } from '../pods/model.ts';
+import { ACTIVE_POD_STATUSES } from '../../protocol/enums.ts';
+import { POD_TOKEN_PREFIX_LENGTH, POD_TOKEN_SCOPES } from '../pods/model.ts';
 import type { DomainContext } from '../context.ts';
 import { hashSecret, keyPrefix, looksLikeApiKey, sameHash } from './keys.ts';
 
@@ -114,7 +115,7 @@ export class Authenticator {
     const candidates = await findPodsByTokenPrefix(this.ctx.store.db, presented.slice(0, POD_TOKEN_PREFIX_LENGTH));
     const pod = candidates.find((c) => sameHash(c.token_hash, hash));
     if (!pod) throw new AppError('INVALID_API_KEY', 'the pod token is not valid');
-    if (!ACTIVE_STATUSES.includes(pod.status)) throw new AppError('INVALID_API_KEY', 'the pod token stopped working when its pod ended');
+    if (!ACTIVE_POD_STATUSES.includes(pod.status)) throw new AppError('INVALID_API_KEY', 'the pod token stopped working when its pod ended');
     const org = await findOrgById(this.ctx.store.db, pod.org_id);
     if (!org) throw new AppError('INVALID_API_KEY', 'the pod token is not valid');
     return { kind: 'pod', keyId: -pod.id, podKey: pod.key, org, scopes: POD_TOKEN_SCOPES };

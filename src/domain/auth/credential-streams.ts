@@ -2,7 +2,7 @@ import { AppError } from '../../errors.ts';
 import { workingApiKeyIds } from '../../store/api-keys.ts';
 import { podIdsInStatus } from '../../store/pods.ts';
 import type { DomainContext } from '../context.ts';
-import { ACTIVE_STATUSES } from '../pods/model.ts';
+import { ACTIVE_POD_STATUSES } from '../../protocol/enums.ts';
 import type { Principal } from './authenticate.ts';
 
 /** Concurrent streams allowed on one replica (0: no cap). See docs/api.md, "Stream caps". */
@@ -133,7 +133,7 @@ export class CredentialStreams {
       for (const id of await workingApiKeyIds(db, keyIds.slice(i, i + CHECK_BATCH), now)) working.add(id);
     }
     for (let i = 0; i < podIds.length; i += CHECK_BATCH) {
-      for (const id of await podIdsInStatus(db, podIds.slice(i, i + CHECK_BATCH), ACTIVE_STATUSES)) working.add(-id);
+      for (const id of await podIdsInStatus(db, podIds.slice(i, i + CHECK_BATCH), ACTIVE_POD_STATUSES)) working.add(-id);
     }
     for (const keyId of [...keyIds, ...podIds.map((id) => -id)]) if (!working.has(keyId)) this.credentialEnded(keyId);
   }

@@ -2,7 +2,8 @@ import { postSystemMessage } from '../channels/service.ts';
 import type { DomainContext } from '../context.ts';
 import * as pods from '../../store/pods.ts';
 import type { PodRow, PodStatus } from '../../store/schema-runners.ts';
-import { ACTIVE_STATUSES, type PodConfig } from './model.ts';
+import { ACTIVE_POD_STATUSES } from '../../protocol/enums.ts';
+import { type PodConfig } from './model.ts';
 import { transitionWithEvent } from './events.ts';
 import { usageColumns } from './results.ts';
 import type { PodOutcome } from '../../protocol/runner-link.ts';
@@ -51,7 +52,7 @@ export async function podFinished(ctx: DomainContext, runnerId: number, result: 
     updated_at: now,
   };
   const ended = await transitionWithEvent(ctx, async (trx) => {
-    const row = await pods.transitionRunnerPod(trx, result.key, runnerId, ACTIVE_STATUSES, set);
+    const row = await pods.transitionRunnerPod(trx, result.key, runnerId, ACTIVE_POD_STATUSES, set);
     return row && settleDelivery(trx, row, result.delivery, now);
   });
   if (ended) {
@@ -93,7 +94,7 @@ export async function podNetworkRefused(ctx: DomainContext, runnerId: number, ke
  * The runner came back without a pod it should have, or never came back, or the pod waited in the
  * queue too long (`from` ['queued']): the pod failed. Whether it did (it was still in one of `from`).
  */
-export async function podLost(ctx: DomainContext, pod: PodRow, reason: string, from: readonly PodStatus[] = ACTIVE_STATUSES): Promise<boolean> {
+export async function podLost(ctx: DomainContext, pod: PodRow, reason: string, from: readonly PodStatus[] = ACTIVE_POD_STATUSES): Promise<boolean> {
   const now = ctx.now();
   const set = { status: 'failed' as const, desired_state: 'stop' as const, error_message: reason, finished_at: now, updated_at: now };
   const ended = await transitionWithEvent(ctx, async (trx) => {
@@ -141,6 +142,6 @@ async function afterEnd(ctx: DomainContext, pod: PodRow): Promise<void> {
 /** A pod has ended, however it ended: its still-active children are terminated (theirs in turn, docs/mcp.md). */
 async function terminateChildren(ctx: DomainContext, pod: PodRow): Promise<void> {
   for (const child of await pods.activeChildPods(ctx.store.db, pod.key)) {
-    await terminateOnServer(ctx, child, ACTIVE_STATUSES, `its parent pod ${pod.key} ended (${pod.status})`);
+    await terminateOnServer(ctx, child, ACTIVE_POD_STATUSES, `its parent pod ${pod.key} ended (${pod.status})`);
   }
 }

@@ -2,8 +2,7 @@ import { randomBase62 } from '../auth/keys.ts';
 import type { PodStatus } from '../../protocol/enums.ts';
 import type { PodLimitsRequest } from './limits.ts';
 
-/** Active pods can be terminated; `queued` ones wait for a runner slot (docs/agents.md) and hold none. */
-export const ACTIVE_STATUSES: readonly PodStatus[] = ['queued', 'initializing', 'running', 'orphaned'];
+/** Active pods (ACTIVE_POD_STATUSES, src/protocol/enums.ts) can be terminated; `queued` ones wait for a runner slot (docs/agents.md) and hold none. */
 export const FINAL_STATUSES: readonly PodStatus[] = ['completed', 'failed', 'terminated'];
 
 /** What a pod was configured with (the agentfile's CONFIG plus defaults), stored as JSON. */

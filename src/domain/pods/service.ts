@@ -8,7 +8,7 @@ import { terminateOnServer } from './lifecycle.ts';
 import { parseAgentfileLayerWithLines } from './agentfile.ts';
 import { launchPod, type PodInput } from './launch.ts';
 import { podPreset, withPreset } from '../presets/apply.ts';
-import { ACTIVE_STATUSES } from './model.ts';
+import { ACTIVE_POD_STATUSES } from '../../protocol/enums.ts';
 import { queuePositions } from './queue.ts';
 import { checkMayTerminate, spawningParent } from './spawn.ts';
 
@@ -61,7 +61,7 @@ export async function terminatePodAs(ctx: DomainContext, principal: Principal, k
 /** Ends an active pod now (status `terminated`) and tells its runner to stop the process. */
 export async function terminatePod(ctx: DomainContext, orgId: number, key: string, reason = 'terminated through the API'): Promise<PodRow> {
   const pod = await getPod(ctx, orgId, key);
-  if (!(await terminateOnServer(ctx, pod, ACTIVE_STATUSES, reason))) throw new AppError('POD_NOT_ACTIVE', `pod ${key} has already ended (${pod.status})`);
+  if (!(await terminateOnServer(ctx, pod, ACTIVE_POD_STATUSES, reason))) throw new AppError('POD_NOT_ACTIVE', `pod ${key} has already ended (${pod.status})`);
   return (await pods.findPod(ctx.store.db, orgId, key))!;
 }
 

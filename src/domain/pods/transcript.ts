@@ -1,7 +1,7 @@
 import { transcriptFormat, transcriptParser, type TranscriptFormat } from '../../agents/transcript/index.ts';
 import * as podOutput from '../../store/pod-output.ts';
 import type { DomainContext } from '../context.ts';
-import { ACTIVE_STATUSES } from './model.ts';
+import { ACTIVE_POD_STATUSES } from '../../protocol/enums.ts';
 import { getPod } from './service.ts';
 
 export interface TranscriptQuery {
@@ -24,7 +24,7 @@ export interface TranscriptQuery {
 export async function readTranscript(ctx: DomainContext, orgId: number, key: string, query: TranscriptQuery) {
   const pod = await getPod(ctx, orgId, key);
   // Read before the output: an ended pod's output is whole by the time it is read.
-  const complete = !ACTIVE_STATUSES.includes(pod.status);
+  const complete = !ACTIVE_POD_STATUSES.includes(pod.status);
   const { data, totalBytes } = await podOutput.readPodOutput(ctx.store.db, pod.id);
   const format = query.format ?? transcriptFormat(pod.agent_slug);
   const start = totalBytes - Buffer.byteLength(data);

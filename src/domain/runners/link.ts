@@ -5,7 +5,7 @@ import type { PodRow, RunnerRow } from '../../store/schema-runners.ts';
 import { credentialFingerprint, HEARTBEAT_INTERVAL_MS, type PodSpec, type RunnerMessage } from '../../protocol/runner-link.ts';
 import { hashSecret } from '../auth/keys.ts';
 import type { DomainContext } from '../context.ts';
-import { ACTIVE_STATUSES } from '../pods/model.ts';
+import { ACTIVE_POD_STATUSES } from '../../protocol/enums.ts';
 import { podBackFromOrphan, podLost } from '../pods/lifecycle.ts';
 import { podSpec } from '../pods/spec.ts';
 import { newRunnerCredential } from './service.ts';
@@ -83,7 +83,7 @@ export const desiredPods = (ctx: DomainContext, runnerId: number): Promise<PodRo
 export async function notifiedPod(ctx: DomainContext, runnerId: number, podOrKey: PodRow | string): Promise<{ pod: PodRow; wanted: 'run' | 'stop' } | null> {
   const pod = typeof podOrKey === 'string' ? await pods.findPodByKey(ctx.store.db, podOrKey) : podOrKey;
   if (!pod || pod.runner_id !== runnerId) return null;
-  return { pod, wanted: pod.desired_state === 'run' && ACTIVE_STATUSES.includes(pod.status) ? 'run' : 'stop' };
+  return { pod, wanted: pod.desired_state === 'run' && ACTIVE_POD_STATUSES.includes(pod.status) ? 'run' : 'stop' };
 }
 
 /** What the link knows of a pod that should run on its runner. */

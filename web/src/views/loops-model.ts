@@ -1,4 +1,4 @@
-import { CONCURRENCY_POLICIES, EXECUTION_MODES, type RunStatus } from '../../../src/protocol/enums.ts';
+import { ACTIVE_RUN_STATUSES, CONCURRENCY_POLICIES, EXECUTION_MODES } from '../../../src/protocol/enums.ts';
 import { later } from '../ui.tsx';
 
 // The API's Loop and Run, from the generated client (web/src/api-types.ts).
@@ -6,7 +6,7 @@ export type { Loop, Run } from '../api-types.ts';
 import type { Loop, Run } from '../api-types.ts';
 
 // The statuses, policies and modes of src/protocol/enums.ts, which the server validates against.
-export const ACTIVE_RUNS: readonly string[] = ['queued', 'pending', 'running'] satisfies RunStatus[];
+export const ACTIVE_RUNS: readonly string[] = ACTIVE_RUN_STATUSES;
 export const POLICIES = CONCURRENCY_POLICIES;
 export const MODES = EXECUTION_MODES;
 

@@ -1,11 +1,11 @@
-import type { PodStatus } from '../../../src/protocol/enums.ts';
+import { ACTIVE_POD_STATUSES } from '../../../src/protocol/enums.ts';
 import { resourceOf, type DroverEvent } from '../live.ts';
 
 // The API's shapes, from the generated client (web/src/api-types.ts).
 export type { Actor, Pod, PodItem, Runner, Usage } from '../api-types.ts';
 import type { Pod } from '../api-types.ts';
 
-export const ACTIVE: readonly string[] = ['queued', 'initializing', 'running', 'orphaned'] satisfies PodStatus[];
+export const ACTIVE: readonly string[] = ACTIVE_POD_STATUSES;
 
 /** The pod a `pod.*` event carries, with its `key` (`pod_key` in a created pod's short form). */
 export function podFromEvent(event: DroverEvent): (Partial<Pod> & { key: string }) | null {
