@@ -136,8 +136,8 @@ describe.each(DATABASES)('persistent loops deliver their work, and their workspa
     const deleted = await c.api('DELETE', `${ORG}/loops/${slug}`);
     expect(deleted.status, deleted.text).toBe(200);
     expect(fs.existsSync(dir)).toBe(true);
-    runner = await startRunnerProcess({ server: server.url, workDir: runner.workDir, env: runnerEnv() });
+    runner = await startRunnerProcess({ server: server.url, workDir: runner.workDir, env: runnerEnv(), timeoutMs: 90_000 });
     await waitFor(() => !fs.existsSync(dir), { timeout: 30_000, what: 'the workspace removed after the runner reconnected' });
     expect(await c.runnerStatus(runner.runnerId)).toBe('online');
-  });
+  }, 240_000);
 });
