@@ -10,8 +10,6 @@
  *   with no sweep again, interleaved in one run (baseline before and after).
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/serve/build-app.ts';
 import * as admin from '../src/domain/admin/service.ts';
@@ -20,6 +18,11 @@ import { SecretBox } from '../src/domain/secrets.ts';
 import { EventRetention } from '../src/events/retention.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { installSignalCleanup, makeTempDir, removeTempDir } from './harness.ts';
+import { reportFigures, type Figure } from './summary.ts';
+
+const BENCH = 'Activity log';
+const figures: Figure[] = [];
 
 const TOTAL = Number(process.env.BENCH_ACTIVITY_EVENTS ?? 1_000_000);
 const OLD_SHARE = 0.6;
@@ -32,7 +35,8 @@ const pct = (values: number[], p: number) => {
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-bench-activity-'));
+  installSignalCleanup();
+  const dir = makeTempDir('activity');
   const store = openStore({ sqlitePath: path.join(dir, 'drover.sqlite') });
   await migrateToLatest(store);
   const app = await buildApp({ store, adminToken: 'bench-admin-token-0123456789', rateLimitPerMinute: 0, secrets: new SecretBox(crypto.randomBytes(32)) });
@@ -89,6 +93,7 @@ async function main(): Promise<void> {
     const times: number[] = [];
     for (let i = 0; i < 300; i++) times.push((await get(url)).ms);
     console.log(`GET /activity ${name}: p50 ${ms(pct(times, 50))}, p99 ${ms(pct(times, 99))}`);
+    figures.push({ figure: `GET /activity ${name} (${TOTAL.toLocaleString('en-US')} events), p50 / p99`, measured: `${ms(pct(times, 50))} / ${ms(pct(times, 99))}` });
   }
 
   const write = async (i: number) => {
@@ -118,9 +123,14 @@ async function main(): Promise<void> {
   console.log(`POST /tickets before the sweep: p50 ${ms(pct(before, 50))}, p99 ${ms(pct(before, 99))} (${before.length})`);
   console.log(`POST /tickets during the sweep: p50 ${ms(pct(during, 50))}, p99 ${ms(pct(during, 99))} (${during.length})`);
   console.log(`POST /tickets after the sweep:  p50 ${ms(pct(after, 50))}, p99 ${ms(pct(after, 99))} (${after.length})`);
+  figures.push(
+    { figure: `retention sweep of ${removed.toLocaleString('en-US')} events`, measured: `${(sweepMs / 1000).toFixed(2)} s` },
+    { figure: 'POST /tickets p50 before / during / after the sweep', measured: [before, during, after].map((v) => ms(pct(v, 50))).join(' / ') },
+  );
+  reportFigures(BENCH, figures);
   await app.close();
   await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  removeTempDir(dir);
 }
 
 await main();

@@ -22,6 +22,7 @@ import { insertMessages, listMessages, type MessagePage } from '../src/store/cha
 import { openStore, type Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import type { NewChannelMessage } from '../src/store/schema.ts';
+import { reportFigures } from './summary.ts';
 
 export interface ChannelBenchRow {
   channel: string;
@@ -136,7 +137,7 @@ export async function benchChannelMessages(
       ];
       for (const [read, page] of reads) {
         const stats = await time(async () => {
-          const got = await listMessages(store.db, store.kind, channelId, page());
+          const got = await listMessages(store.db, channelId, page());
           if (got.length === 0) throw new Error(`empty page reading ${name}`);
         }, iterations);
         rows.push({ channel: name, messages: ids.length, read, limit: PAGE, iterations, ...stats });
@@ -156,5 +157,9 @@ export async function benchChannelMessages(
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  await benchChannelMessages();
+  const result = await benchChannelMessages();
+  reportFigures(
+    'Channel reads (SQLite)',
+    result.rows.map((r) => ({ figure: `${r.channel}, ${r.read}, p50 / p99`, measured: `${r.p50Ms} / ${r.p99Ms} ms` })),
+  );
 }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { reportFigures } from './summary.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ORG = '/api/v1/ext/orgs/default';
@@ -551,6 +552,10 @@ export function runIfMain(metaUrl: string, title: string, run: () => Promise<Ben
   run().then(
     (result) => {
       process.stdout.write(`\n### ${title}\n\n${markdownTable(result.rows)}\n`);
+      reportFigures(
+        title,
+        result.rows.map((r) => ({ figure: r.name, measured: r.value, target: r.target, pass: r.pass ?? null })),
+      );
       process.exit(0);
     },
     (error: unknown) => {

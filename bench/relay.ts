@@ -43,7 +43,7 @@ function sse(event: string, data: unknown): string {
 
 /** The stand-in: a streamed Messages answer of `deltas` chunks of `text` each. */
 async function upstreamRole(): Promise<void> {
-  const server = http.createServer({ noDelay: true }, (req, res) => {
+  const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
     req.resume();
     req.on('end', () => {
       const big = (req.headers['x-bench-kib'] ?? '') !== '';
@@ -127,11 +127,13 @@ function streamedCall(url: string, key: string, big: boolean): Promise<{ first: 
     const req = http.request(`${url}/v1/messages`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': key, 'content-length': Buffer.byteLength(body), ...(big ? { 'x-bench-kib': '1' } : {}) } }, (res) => {
       let first = 0;
       let bytes = 0;
+      let text = '';
       res.on('data', (chunk: Buffer) => {
         if (bytes === 0) first = performance.now() - started;
         bytes += chunk.length;
+        if (res.statusCode !== 200) text += chunk.toString('utf8');
       });
-      res.on('end', () => (res.statusCode === 200 ? resolve({ first, last: performance.now() - started, bytes }) : reject(new Error(`status ${res.statusCode}`))));
+      res.on('end', () => (res.statusCode === 200 ? resolve({ first, last: performance.now() - started, bytes }) : reject(new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`))));
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -20,7 +20,8 @@ export interface TargetResult {
 export interface BenchResults {
   meta: Record<string, unknown>;
   phases: PhaseResult[];
-  bare: ScenarioResult | null;
+  /** The bare server's runs, interleaved with the Drover list runs (bare, list, bare, list, bare). */
+  bares: ScenarioResult[];
   listToBareRatio: number | null;
   targets: TargetResult[];
   /** Every measured request answered 2xx, with no socket errors or timeouts (warm-ups included). */
@@ -38,29 +39,35 @@ function find(phase: PhaseResult | undefined, key: string): ScenarioResult | und
   return phase?.scenarios.find((s) => s.name === key);
 }
 
-export function evaluateTargets(phases: PhaseResult[], bare: ScenarioResult | null): { targets: TargetResult[]; ratio: number | null } {
+/** The README's targets (issue 27): list ≥ 0.6× bare, reads p99 < 15 ms at 50 connections, POST ≥ 5,000/s. */
+export function evaluateTargets(phases: PhaseResult[], bares: ScenarioResult[]): { targets: TargetResult[]; ratio: number | null } {
   const targets: TargetResult[] = [];
   const [small, large] = phases;
-  const list = find(small, 'list');
+  const lists = small?.scenarios.filter((s) => s.name === 'list') ?? [];
   let ratio: number | null = null;
   const a = small?.name ?? '10,000 tickets';
   const b = large?.name ?? '100,000 tickets';
-  if (list && bare) {
-    ratio = list.reqPerSec / bare.reqPerSec;
+  if (lists.length > 0 && bares.length > 0) {
+    // Mean over the interleaved runs: a moment of load elsewhere weighs on both sides alike.
+    const mean = (runs: ScenarioResult[]) => runs.reduce((sum, r) => sum + r.reqPerSec, 0) / runs.length;
+    ratio = mean(lists) / mean(bares);
     targets.push({
-      name: `${a}: GET /tickets?limit=20 ≥ 0.4× bare Fastify`,
-      measured: `${ratio.toFixed(2)}× (${thousands(list.reqPerSec)} vs ${thousands(bare.reqPerSec)} req/s)`,
-      pass: ratio >= 0.4,
+      name: `${a}: GET /tickets?limit=20 ≥ 0.6× bare Fastify (same run)`,
+      measured: `${ratio.toFixed(2)}× (${lists.map((r) => thousands(r.reqPerSec)).join(', ')} vs ${bares.map((r) => thousands(r.reqPerSec)).join(', ')} req/s, interleaved)`,
+      pass: ratio >= 0.6,
     });
   } else {
-    targets.push({ name: `${a}: GET /tickets?limit=20 ≥ 0.4× bare Fastify`, measured: 'not run', pass: null });
+    targets.push({ name: `${a}: GET /tickets?limit=20 ≥ 0.6× bare Fastify (same run)`, measured: 'not run', pass: null });
   }
   for (const key of ['list', 'get', 'board']) {
-    const s = find(small, key);
-    if (s) targets.push({ name: `${a}: ${label(s)} p99 < 25 ms`, measured: `${fmt(s.latencyMs.p99, 2)} ms`, pass: s.latencyMs.p99 < 25 });
+    const runs = small?.scenarios.filter((s) => s.name === key) ?? [];
+    if (runs.length === 0) continue;
+    // The worst of the runs (the list runs several times).
+    const p99 = Math.max(...runs.map((s) => s.latencyMs.p99));
+    targets.push({ name: `${a}: ${label(runs[0])} p99 < 15 ms`, measured: `${fmt(p99, 2)} ms`, pass: p99 < 15 });
   }
   const post = find(small, 'post');
-  if (post) targets.push({ name: `${a}: POST /tickets > 2,000 req/s`, measured: `${thousands(post.reqPerSec)} req/s`, pass: post.reqPerSec > 2000 });
+  if (post) targets.push({ name: `${a}: POST /tickets ≥ 5,000 req/s`, measured: `${thousands(post.reqPerSec)} req/s`, pass: post.reqPerSec >= 5000 });
   if (small) {
     targets.push({ name: `${a}: server peak RSS < 250 MB`, measured: `${fmt(small.serverPeakRssMb)} MB`, pass: small.serverPeakRssMb < 250 });
   }
@@ -71,9 +78,14 @@ export function evaluateTargets(phases: PhaseResult[], bare: ScenarioResult | nu
   return { targets, ratio };
 }
 
-export function problemsOf(phases: PhaseResult[], bare: ScenarioResult | null): string[] {
+const everyRun = (phases: PhaseResult[], bares: ScenarioResult[]) => [
+  ...phases.flatMap((p) => p.scenarios.map((s) => ({ phase: p.name, s }))),
+  ...bares.map((s) => ({ phase: 'bare', s })),
+];
+
+export function problemsOf(phases: PhaseResult[], bares: ScenarioResult[]): string[] {
   const problems: string[] = [];
-  const all = [...phases.flatMap((p) => p.scenarios.map((s) => ({ phase: p.name, s }))), ...(bare ? [{ phase: 'bare', s: bare }] : [])];
+  const all = everyRun(phases, bares);
   for (const { phase, s } of all) {
     const where = `${phase} ${s.target} ${label(s)}`;
     if (s.non2xx > 0) problems.push(`${where}: ${s.non2xx} non-2xx responses (${JSON.stringify(s.statusCodes)})`);
@@ -85,9 +97,8 @@ export function problemsOf(phases: PhaseResult[], bare: ScenarioResult | null): 
 }
 
 /** Runs during which other processes used a noticeable share of the machine (figures disturbed, not invalid). */
-export function disturbancesOf(phases: PhaseResult[], bare: ScenarioResult | null): string[] {
-  const all = [...phases.flatMap((p) => p.scenarios.map((s) => ({ phase: p.name, s }))), ...(bare ? [{ phase: 'bare', s: bare }] : [])];
-  return all
+export function disturbancesOf(phases: PhaseResult[], bares: ScenarioResult[]): string[] {
+  return everyRun(phases, bares)
     .filter(({ s }) => s.otherCpuPct !== null && s.otherCpuPct >= 25)
     .map(({ phase, s }) => `${phase} ${s.target} ${label(s)}: other processes used ${s.otherCpuPct}% of a core during the run`);
 }
@@ -105,27 +116,26 @@ export function markdown(results: BenchResults): string {
   const lines: string[] = [];
   lines.push('| Dataset | Request | req/s | p50 (ms) | p99 (ms) | non-2xx | errors | server peak RSS |');
   lines.push('|---|---|---:|---:|---:|---:|---:|---:|');
-  const bare = results.bare;
-  const bareRow = () =>
-    bare
-      ? `| (in memory) | bare Fastify, same 20-ticket JSON${bare.attempts ? ' †' : ''} | ${thousands(bare.reqPerSec)} | ${fmt(bare.latencyMs.p50, 2)} | ${fmt(bare.latencyMs.p99, 2)} | ${bare.non2xx} | ${bare.errors} | ${fmt(bare.serverPeakRssMb)} MB |`
-      : null;
+  const bareRow = (bare: ScenarioResult) =>
+    `| (in memory) | bare Fastify, same 20-ticket JSON${bare.attempts ? ' †' : ''} | ${thousands(bare.reqPerSec)} | ${fmt(bare.latencyMs.p50, 2)} | ${fmt(bare.latencyMs.p99, 2)} | ${bare.non2xx} | ${bare.errors} | ${fmt(bare.serverPeakRssMb)} MB |`;
+  const bares = [...results.bares];
   for (const phase of results.phases) {
     for (const s of phase.scenarios) {
       lines.push(
         `| ${thousands(phase.tickets)} tickets | \`${label(s)}\`${s.attempts ? ' †' : ''} | ${thousands(s.reqPerSec)} | ${fmt(s.latencyMs.p50, 2)} | ${fmt(s.latencyMs.p99, 2)} | ${s.non2xx} | ${s.errors} | ${fmt(s.serverPeakRssMb)} MB |`,
       );
-      const row = phase === results.phases[0] && s.name === 'list' ? bareRow() : null;
-      if (row) lines.push(row);
+      const bare = phase === results.phases[0] && s.name === 'list' ? bares.shift() : undefined;
+      if (bare) lines.push(bareRow(bare));
     }
   }
+  for (const bare of bares) lines.push(bareRow(bare));
   lines.push('');
   lines.push('| Target | Measured | Result |');
   lines.push('|---|---|---|');
   for (const t of results.targets) lines.push(`| ${t.name} | ${t.measured} | ${t.pass === null ? 'not run' : t.pass ? 'PASS' : '**FAIL**'} |`);
   lines.push('');
   const m = results.meta;
-  const repeated = [...results.phases.flatMap((p) => p.scenarios), ...(bare ? [bare] : [])].some((s) => s.attempts);
+  const repeated = [...results.phases.flatMap((p) => p.scenarios), ...results.bares].some((s) => s.attempts);
   if (repeated) {
     lines.push('† repeated because other processes used ≥ 25% of a core during the first attempt; the least disturbed attempt is shown, all attempts are in bench/results/latest.json.');
     lines.push('');

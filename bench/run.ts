@@ -3,8 +3,9 @@
  *
  * Phase 1: 10,000 seeded tickets; GET /tickets?limit=20, GET /tickets/:slug (rotating over 1,000
  * slugs), GET /tickets/board, POST /tickets (run last, so the reads see exactly the seeded data),
- * and, right after the Drover list run, a bare Fastify child serving the same 20-ticket JSON from
- * memory, driven the same way.
+ * and a bare Fastify child serving the same 20-ticket JSON from memory, driven the same way, in
+ * turn with the Drover list (bare, list, bare, list, bare, each after its warm-up); the ratio is
+ * the mean of the list runs over the mean of the bare runs.
  * Phase 2: 100,000 seeded tickets (fresh data dir); GET /tickets?limit=20 and GET /tickets/board.
  *
  * The server runs with the rate limit off and at its default `info` log level, its stdout going to
@@ -39,6 +40,7 @@ import {
 } from './proc.ts';
 import { disturbancesOf, evaluateTargets, markdown, problemsOf, scenarioLine, type BenchResults, type PhaseResult } from './report.ts';
 import { prng, seedTickets } from './seed.ts';
+import { reportFigures } from './summary.ts';
 
 function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -132,7 +134,7 @@ interface PhaseSpec {
   scenarios: string[];
 }
 
-async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bare: ScenarioResult | null }> {
+async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bares: ScenarioResult[] }> {
   const name = `${spec.tickets.toLocaleString('en-US')} tickets`;
   log(`\n== Phase: ${name} ==`);
   const dataDir = makeTempDir(`${spec.tickets}`);
@@ -171,7 +173,7 @@ async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bare: Sc
     };
 
     const results: ScenarioResult[] = [];
-    let bare: ScenarioResult | null = null;
+    const bares: ScenarioResult[] = [];
     let serverPeakRssMb = 0;
     try {
       // Pre-checks: every request of the run must succeed, and the list must see the seeded data.
@@ -184,8 +186,8 @@ async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bare: Sc
       for (const key of spec.scenarios) {
         if (!wanted(key)) continue;
         if (key === 'bare') {
-          // Right after the Drover list run, so that both see the same machine conditions; Drover idles meanwhile.
-          bare = await runBare(dataDir, listJson, scenarios.list);
+          // In turn with the Drover list runs, so that both see the same machine conditions; Drover idles meanwhile.
+          bares.push(await runBare(dataDir, listJson, scenarios.list));
           continue;
         }
         if (key === 'post') await expectStatus(server, 'POST', scenarios.post.path, scenarios.post.headers, 201, postBody);
@@ -205,7 +207,7 @@ async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bare: Sc
 
     return {
       phase: { name, tickets: spec.tickets, seedSeconds: Math.round(seeded.seconds * 10) / 10, scenarios: results, serverPeakRssMb: Math.round(serverPeakRssMb * 10) / 10, serverLog },
-      bare,
+      bares,
     };
   } finally {
     if (keep) log(`kept ${dataDir}`);
@@ -240,22 +242,27 @@ async function main(): Promise<number> {
   if (cpuProfile) log('!!! BENCH_CPU_PROF=1: the server runs under the V8 profiler; figures include its overhead and are not comparable');
 
   const phases: PhaseResult[] = [];
-  const first = await runPhase({ tickets: SMALL_TICKETS, scenarios: ['list', 'bare', 'get', 'board', 'post'] });
+  // The list and the bare server in turn (bare, list, bare, list, bare), each after its warm-up.
+  const first = await runPhase({ tickets: SMALL_TICKETS, scenarios: ['bare', 'list', 'bare', 'list', 'bare', 'get', 'board', 'post'] });
   phases.push(first.phase);
   if (runLarge) {
     const second = await runPhase({ tickets: LARGE_TICKETS, scenarios: ['list', 'board'] });
     phases.push(second.phase);
   }
 
-  const { targets, ratio } = evaluateTargets(phases, first.bare);
-  const problems = problemsOf(phases, first.bare);
-  const disturbances = disturbancesOf(phases, first.bare);
-  const results: BenchResults = { meta, phases, bare: first.bare, listToBareRatio: ratio === null ? null : Math.round(ratio * 1000) / 1000, targets, clean: problems.length === 0, problems, disturbances };
+  const { targets, ratio } = evaluateTargets(phases, first.bares);
+  const problems = problemsOf(phases, first.bares);
+  const disturbances = disturbancesOf(phases, first.bares);
+  const results: BenchResults = { meta, phases, bares: first.bares, listToBareRatio: ratio === null ? null : Math.round(ratio * 1000) / 1000, targets, clean: problems.length === 0, problems, disturbances };
 
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const jsonFile = path.join(RESULTS_DIR, 'latest.json');
   fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n');
 
+  reportFigures('Ticket API (SQLite)', [
+    ...targets.map((t) => ({ figure: t.name, measured: t.measured, target: /[≥<] [^:]*$/.exec(t.name)?.[0] ?? '', pass: t.pass })),
+    ...(problems.length > 0 ? [{ figure: 'failed requests', measured: problems.join('; '), target: 'none', pass: false }] : []),
+  ]);
   log('\n== Targets ==');
   for (const t of targets) log(`  ${(t.pass === null ? 'n/a ' : t.pass ? 'PASS' : 'FAIL').padEnd(5)} ${t.name}: ${t.measured}`);
   if (problems.length > 0) {

@@ -11,7 +11,7 @@
  * its steady rhythm), the server's CPU (utime + stime from /proc/<pid>/stat) is taken over a 60 s
  * window and its memory (VmRSS sampled every second, and VmHWM) from /proc/<pid>/status.
  *
- * Environment: BENCH_RUNNERS (1000), BENCH_RUNNER_WINDOW (60 s), BENCH_CPU_PROF=1.
+ * Environment: BENCH_RUNNERS (10000), BENCH_RUNNER_WINDOW (60 s), BENCH_CPU_PROF=1.
  */
 import WebSocket from 'ws';
 import { PROTOCOL_VERSION, decodeRunnerMessage } from '../src/protocol/runner-link.ts';
@@ -70,7 +70,7 @@ interface SimRunner {
 }
 
 export async function run(): Promise<{ rows: Row[] }> {
-  const count = num('BENCH_RUNNERS', 1000);
+  const count = num('BENCH_RUNNERS', 10_000);
   const windowSec = num('BENCH_RUNNER_WINDOW', 60);
   log(`runner-sim bench on ${machineLine()}`);
   const dataDir = makeTempDir('runner-sim');
@@ -79,9 +79,11 @@ export async function run(): Promise<{ rows: Row[] }> {
     const server = await startServe({ name: 'drover-serve', dataDir, localRunner: false, nodeArgs: profileArgs('runner-sim') });
     try {
       log(`server pid ${server.pid} at ${server.url}`);
-      const token = await registrationToken(server);
+      // A registration token allows at most 1,000 registrations: one token per thousand runners.
+      const tokens: string[] = [];
+      for (let i = 0; i < Math.ceil(count / 1000); i++) tokens.push(await registrationToken(server));
 
-      // Registration: 1,000 POST /runner/register, 20 at a time.
+      // Registration: one POST /runner/register per runner, 20 at a time.
       let t = performance.now();
       const credentials = await pool(
         Array.from({ length: count }, (_, i) => i),
@@ -89,7 +91,7 @@ export async function run(): Promise<{ rows: Row[] }> {
         async (i) =>
           (
             await expect<{ credential: string }>(201, server.url, 'POST', '/api/v1/runner/register', {
-              json: { token, name: `sim-${i}`, labels: ['sim'], max_pods: 4, version: 'sim-0.1.0', os: 'linux', arch: 'x64' },
+              json: { token: tokens[Math.floor(i / 1000)], name: `sim-${i}`, labels: ['sim'], max_pods: 4, version: 'sim-0.1.0', os: 'linux', arch: 'x64' },
             })
           ).credential,
       );
@@ -211,9 +213,9 @@ export async function run(): Promise<{ rows: Row[] }> {
             pass: open === count && closed.length === 0 && unexpectedCount === 0,
           },
           { name: `heartbeats sent in the ${round(usage.seconds, 1)} s window`, value: `${heartbeatsInWindow} (${round(heartbeatsInWindow / usage.seconds, 1)}/s; expected ≈ ${round(count / 10, 0)}/s)` },
-          { name: `server CPU over the window (utime + stime)`, value: `${cpuPct}% of one core`, target: '< 10 %', pass: cpuPct < 10 },
-          { name: 'server RSS, highest VmRSS sampled during the window', value: `${round(rssMb, 1)} MB`, target: '< 300 MB', pass: rssMb < 300 },
-          { name: 'server VmHWM (peak since start: registration and connect burst included)', value: `${round(hwmMb, 1)} MB`, target: '< 300 MB', pass: hwmMb < 300 },
+          { name: `server CPU over the window (utime + stime)`, value: `${cpuPct}% of one core`, target: '< 50 %', pass: cpuPct < 50 },
+          { name: 'server RSS, highest VmRSS sampled during the window', value: `${round(rssMb, 1)} MB`, target: '< 1 GB', pass: rssMb < 1024 },
+          { name: 'server VmHWM (peak since start: registration and connect burst included)', value: `${round(hwmMb, 1)} MB`, target: '< 1 GB', pass: hwmMb < 1024 },
           { name: 'registration of all runners (20 concurrent) / connect + hello → welcome (50 concurrent)', value: `${round(registerSec, 1)} s / ${round(connectSec, 1)} s` },
           { name: `GET /runners with ${count} runners (one call) / GET /runners/available count`, value: `${round(listMs, 1)} ms / ${available}` },
           { name: `POST /pods with ${count} runners online, after the window (20 sequential) p50 / max`, value: `${round(placeMs[9], 1)} ms / ${round(placeMs[19], 1)} ms` },

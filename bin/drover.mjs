@@ -5,7 +5,7 @@
 import { entryModule } from './build.mjs';
 
 /** The first words of the client commands (CLIENT_WORDS in src/cli/client/main.ts) and the top-level help. */
-const CLIENT = new Set(['login', 'events', 'tickets', 'pods', 'loops', 'channels', 'runners', 'repos', 'help', '--help', '-h', undefined]);
+const CLIENT = new Set(['login', 'events', 'whoami', 'activity', 'tickets', 'pods', 'loops', 'channels', 'runners', 'repos', 'users', 'presets', 'help', '--help', '-h', undefined]);
 
 const argv = process.argv.slice(2);
 /** The command's first word, after the client options that may come before it (`--profile NAME`, `--json`). */

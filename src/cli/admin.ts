@@ -26,7 +26,8 @@ const seg = (value: string | boolean | undefined) => encodeURIComponent(str(valu
 const org = (f: Flags) => seg(f.org);
 const list = (value: string | boolean | undefined) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-const int = (value: string | boolean | undefined) => (typeof value === 'string' ? Number(value) : undefined);
+/** A number flag: digits as a number; anything else goes as written, so the API's message names the problem (not NaN sent as null). */
+const int = (value: string | boolean | undefined) => (typeof value === 'string' ? (/^\d+$/.test(value) ? Number(value) : value) : undefined);
 
 /** `--token` as given, or the value of the environment variable named by `--token-env`. */
 function repositoryToken(f: Flags, env: NodeJS.ProcessEnv): string | undefined {

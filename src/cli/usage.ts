@@ -56,7 +56,7 @@ Server and runners:
   drover runner --server URL --token TOKEN [options]
                                      run a runner that executes pods on this machine
   drover admin <resource> <action>   organizations, API keys, users, repositories, runner
-                                     tokens, custom agents (drover admin --help)
+                                     tokens, custom agents, presets (drover admin --help)
 
 API client:
   drover login --server URL --org ORG --api-key KEY [--profile NAME]
@@ -67,6 +67,10 @@ API client:
   drover channels list|get|create|update|messages|post|tail
   drover runners  list|get|pods
   drover repos    list|get|branches|mrs
+  drover users    list
+  drover presets  list
+  drover whoami                      the credential in use: its person, key or pod, scopes
+  drover activity                    page through the event log: who did what (GET /activity)
   drover events                      print the organization's events as they happen
 
 Agents:

@@ -1820,7 +1820,7 @@ export interface components {
             /** @description runs cancelled before they ended */
             cancelled_runs: number;
             active_run_count: number;
-            /** @description the sum of the costs its runs' agents reported; null when none reported one */
+            /** @description the sum of its runs' costs (the relay's priced sums, or as their agents reported them); null when none has one */
             total_cost_usd: number | null;
             /**
              * Format: date-time

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-export const ACTOR_TYPES = ['user', 'api_key', 'pod', 'loop', 'admin', 'system'] as const;
-export type ActorType = (typeof ACTOR_TYPES)[number];
+import { ACTOR_TYPES, type ActorType } from '../protocol/enums.ts';
+
+export { ACTOR_TYPES, type ActorType };
 
 /**
  * Who made a change (docs/api.md, "Actors and activity"; it lives with the event log, which records it on every event): a person (through a key of theirs), a key

@@ -1,11 +1,5 @@
 import type { Store } from '../store/db.ts';
-import { notify } from '../store/notify.ts';
-
-/** The PostgreSQL channel that carries "pod N has new output" (schema-scoped like the events channel). */
-export function outputChannel(store: Store): string | null {
-  if (store.kind !== 'postgres') return null;
-  return `drover_output_${(store.postgres?.schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.toLowerCase();
-}
+import { publish } from '../store/notifications.ts';
 
 /**
  * "Pod N has new output": wakes the output streams that follow pod N, on this replica at once and,
@@ -23,8 +17,7 @@ export class PodOutputSignals {
   /** Output of the pod was stored (called by the replica that stored it). */
   appended(podId: number): void {
     this.wake(podId);
-    const channel = outputChannel(this.store);
-    if (channel) notify(this.store.db, channel, String(podId)).catch(this.onError);
+    publish(this.store, this.store.db, 'output', String(podId)).catch(this.onError);
   }
 
   /** Wakes this replica's watchers of the pod. */

@@ -1,5 +1,6 @@
 import type { Executor, Store } from '../store/db.ts';
 import { appendEvent } from '../store/events.ts';
+import { channelOf } from '../store/notifications.ts';
 import { actorJson, currentActor } from './actor.ts';
 import type { EventSubjects, EventType } from '../protocol/event-types.ts';
 
@@ -14,11 +15,6 @@ export interface EventWriterContext {
   readonly eventsWritten?: (orgId: number) => void;
 }
 
-/** The PostgreSQL channel that carries "organization N has new events" (schema-scoped like the runner notifier's). */
-export function eventsChannel(store: Store): string | null {
-  if (store.kind !== 'postgres') return null;
-  return `drover_events_${(store.postgres?.schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.toLowerCase();
-}
 
 /**
  * Records one change in the event log, in the transaction `trx` that makes the change: committed
@@ -37,7 +33,6 @@ export async function recordEvent(
   const actor = currentActor();
   const id = await appendEvent(
     trx,
-    ctx.store.kind,
     {
       org_id: orgId,
       type,
@@ -50,7 +45,7 @@ export async function recordEvent(
       actor_type: actor.type,
       created_at: ctx.now(),
     },
-    eventsChannel(ctx.store),
+    channelOf(ctx.store, 'events'),
   );
   ctx.eventsWritten?.(orgId);
   return id;

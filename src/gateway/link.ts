@@ -17,6 +17,8 @@ import {
 } from '../domain/runners/link.ts';
 import { runnerDisconnected } from '../domain/runners/status.ts';
 import { recordModelCall } from '../domain/usage/service.ts';
+import { PatchParts } from '../domain/deliveries/patch-parts.ts';
+import { workspaceRemovalMessages, workspaceRemoved } from '../domain/runners/workspace-removals.ts';
 import type { PodRow, RunnerRow } from '../store/schema-runners.ts';
 import { CLOSE_REVOKED, HEARTBEAT_INTERVAL_MS, decodeRunnerMessage, encode, sendCoalesced, type PodReport, type RunnerMessage, type ServerBody } from '../protocol/runner-link.ts';
 
@@ -50,6 +52,10 @@ export class RunnerLink {
   /** A credential sent to the runner that it has not confirmed storing yet. */
   private pendingCredential: { hash: string; fingerprint: string } | null = null;
   private outputLimitSent: number | null = null;
+  /** Large patches arriving in parts (docs/agents.md "Getting the work back"). */
+  private readonly patchParts: PatchParts;
+  /** Workspace removals sent on this link (each once a connection; see sendWorkspaceRemovals). */
+  private readonly removalsSent = new Set<string>();
 
   constructor(
     private readonly ctx: DomainContext,
@@ -62,6 +68,7 @@ export class RunnerLink {
     let markClosed!: () => void;
     this.closed = new Promise((resolve) => (markClosed = resolve));
     this.output = new PodOutputSink(ctx, runner, Date.now, (error) => this.log.error({ err: error }, 'writing pod output failed'));
+    this.patchParts = new PatchParts(ctx, runner.id);
     socket.on('message', (data) => this.enqueue(() => this.handle(String(data))));
     socket.on('close', () => {
       this.onGone();
@@ -153,6 +160,7 @@ export class RunnerLink {
           this.send({ type: 'ack_exit', key: result.key });
         }
         await this.reconcile(message.pods);
+        await this.sendWorkspaceRemovals();
         return;
       }
       case 'heartbeat': {
@@ -189,6 +197,13 @@ export class RunnerLink {
       case 'model_call':
         await recordModelCall(this.ctx, this.runner.id, message.call);
         return;
+      case 'pod_patch':
+        await this.patchParts.add(message.key, message.part, message.parts, message.data);
+        return;
+      case 'workspace_removed':
+        if (!message.removed) this.log.warn({ persistent_key: message.persistent_key, error: message.error }, 'the runner kept a deleted loop\'s workspace');
+        await workspaceRemoved(this.ctx, this.runner.id, message.persistent_key, message.removed);
+        return;
       case 'credential_stored': {
         const pending = this.pendingCredential;
         if (!pending || pending.fingerprint !== message.fingerprint) {
@@ -219,6 +234,7 @@ export class RunnerLink {
           this.wokenReconcile = null;
           try {
             await this.reconcileNow(null);
+            await this.sendWorkspaceRemovals();
           } finally {
             resolve();
           }
@@ -270,6 +286,16 @@ export class RunnerLink {
     this.known.add(pod.key);
     this.startSentAt.set(pod.key, now);
     this.send({ type: 'start_pod', pod: await startSpec(this.ctx, pod, await this.orgSlug(), this.apiUrl()) });
+  }
+
+  /** Deleted loops' workspaces the runner is to remove, each sent once a connection (it answers workspace_removed). */
+  private async sendWorkspaceRemovals(): Promise<void> {
+    if (!this.greeted) return;
+    for (const message of await workspaceRemovalMessages(this.ctx, this.runner.id)) {
+      if (message.type !== 'remove_workspace' || this.removalsSent.has(message.persistent_key)) continue;
+      this.removalsSent.add(message.persistent_key);
+      this.send(message);
+    }
   }
 
   /** The slug of the runner's organization (its pods' `DROVER_ORG`), read once. */

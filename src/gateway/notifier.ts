@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import type { Store } from '../store/db.ts';
+import { publish, type StoreListener } from '../store/notifications.ts';
 import type { PodRow } from '../store/schema-runners.ts';
-import { notify } from '../store/notify.ts';
 
 /**
  * "Runner N has work": tells whichever replica holds runner N's socket to reconcile it now, or,
@@ -62,44 +61,28 @@ export class InProcessNotifier implements RunnerNotifier {
   }
 }
 
-/** PostgreSQL: NOTIFY on publish, one LISTEN connection per replica, re-established if it drops. */
-export class PostgresNotifier implements RunnerNotifier {
+/**
+ * Several replicas (PostgreSQL): NOTIFY on publish, heard through the replica's one LISTEN
+ * connection (src/store/notifications.ts).
+ */
+export class ReplicasNotifier implements RunnerNotifier {
   private readonly handlers: RunnerWorkHandler[] = [];
   private readonly commandHandlers: RunnerCommandHandler[] = [];
-  private client: pg.Client | null = null;
-  private closed = false;
-  private readonly channel: string;
 
   constructor(
     private readonly store: Store,
-    private readonly onError: (error: unknown) => void = () => {},
+    listener: StoreListener,
   ) {
-    // Channels are database-wide; a schema-scoped name keeps test schemas (and tenants) apart.
-    this.channel = `drover_runner_work_${(store.postgres?.schema ?? 'public').replace(/[^a-z0-9_]/gi, '_')}`.toLowerCase();
-  }
-
-  async start(): Promise<void> {
-    if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.store.postgres!.url });
-    client.on('notification', (message) => {
-      const work = decodeWork(message.payload ?? '');
+    listener.on('runner_work', (payload) => {
+      const work = decodeWork(payload);
       if (!work) return;
       if ('command' in work) for (const handler of this.commandHandlers) handler(work.runnerId, work.command);
       else for (const handler of this.handlers) handler(work.runnerId, work.podKey);
     });
-    client.on('error', (error) => {
-      this.onError(error);
-      this.client = null;
-      client.end().catch(() => {});
-      if (!this.closed) setTimeout(() => void this.start().catch(this.onError), 1000).unref();
-    });
-    await client.connect();
-    await client.query(`listen ${this.channel}`);
-    this.client = client;
   }
 
   async publish(runnerId: number, pod?: PodRow): Promise<void> {
-    await notify(this.store.db, this.channel, encodeWork(runnerId, pod?.key));
+    await publish(this.store, this.store.db, 'runner_work', encodeWork(runnerId, pod?.key));
   }
 
   subscribe(handler: RunnerWorkHandler): void {
@@ -107,24 +90,13 @@ export class PostgresNotifier implements RunnerNotifier {
   }
 
   async command(runnerId: number, command: RunnerCommand): Promise<void> {
-    await notify(this.store.db, this.channel, `${runnerId} !${command}`);
+    await publish(this.store, this.store.db, 'runner_work', `${runnerId} !${command}`);
   }
 
   subscribeCommands(handler: RunnerCommandHandler): void {
     this.commandHandlers.push(handler);
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    const client = this.client;
-    this.client = null;
-    await client?.end().catch(() => {});
-  }
-}
-
-export async function createNotifier(store: Store, onError?: (error: unknown) => void): Promise<RunnerNotifier> {
-  if (store.kind === 'sqlite') return new InProcessNotifier();
-  const notifier = new PostgresNotifier(store, onError);
-  await notifier.start();
-  return notifier;
+  /** The listener is the replica's, closed with it. */
+  async close(): Promise<void> {}
 }

@@ -10,8 +10,16 @@ export const DELIVERY_STATUSES = ['pending', 'pushed', 'no_changes', 'failed'] a
 export const DELIVER_MODES = ['branch', 'merge_request', 'none'] as const;
 /** Commits listed in a delivery (the patch holds them all). */
 export const MAX_DELIVERY_COMMITS = 100;
-/** The patch travels in one link message (2 MiB at most, JSON-escaped): a larger one is not kept. */
-export const MAX_PATCH_BYTES = 768 * 1024;
+/**
+ * A patch of up to PATCH_PART_CHARS characters travels inside `pod_exited` (one link message is
+ * 2 MiB at most; a character is at most 6 bytes once JSON-escaped: 1.5 MiB); a larger one in
+ * `pod_patch` parts of that size before it, up to MAX_PATCH_PARTS parts (8 Mi characters, what
+ * the runner reads of git's output); a larger one is not kept (the pushed branch holds the work).
+ */
+export const PATCH_PART_CHARS = 256 * 1024;
+export const MAX_PATCH_PARTS = 32;
+/** The largest patch kept (characters). */
+export const MAX_PATCH_CHARS = PATCH_PART_CHARS * MAX_PATCH_PARTS;
 
 const Sha = Type.String({ pattern: '^[0-9a-f]{40,64}$' });
 

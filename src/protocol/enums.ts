@@ -28,6 +28,13 @@ export const CONCURRENCY_POLICIES = ['skip', 'queue', 'replace'] as const;
 export const SENDER_TYPES = ['api', 'user', 'agent', 'system'] as const;
 export type SenderType = (typeof SENDER_TYPES)[number];
 
+/**
+ * Who made a change (docs/api.md, "Actors and activity"): a person (through a key of theirs), a key
+ * of no one, a pod, a loop (its schedule), the admin token, the server itself.
+ */
+export const ACTOR_TYPES = ['user', 'api_key', 'pod', 'loop', 'admin', 'system'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
 /** The built-in agents (src/agents/builtin.ts describes each); the dashboard's loop form offers them. */
 export const BUILTIN_AGENT_SLUGS = ['claude-code', 'codex', 'gemini-cli', 'aider', 'opencode', 'shell'] as const;
 export type BuiltinAgentSlug = (typeof BUILTIN_AGENT_SLUGS)[number];

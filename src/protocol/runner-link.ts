@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Type, type Static, type TSchema } from 'typebox';
-import { DeliverSpec, DeliveryReport } from './delivery.ts';
+import { DeliverSpec, DeliveryReport, MAX_PATCH_PARTS } from './delivery.ts';
 
 /**
  * The runner link: JSON text frames over one WebSocket dialled by the runner. Every message is
@@ -115,6 +115,22 @@ export const RunnerMessage = Type.Union([
   message('model_call', { call: ModelCall }),
   /** The runner has stored the credential of `rotate_credential` (its SHA-256, first 16 hex digits). */
   message('credential_stored', { fingerprint: Type.String({ pattern: '^[0-9a-f]{16}$' }) }),
+  /**
+   * Part of a patch too large for `pod_exited` (docs/agents.md "Getting the work back"): sent
+   * before that pod's `pod_exited`, in order; the server keeps the patch once the last part came.
+   * No maxLength on `data`, as for pod_output: the link's maxPayload bounds it.
+   */
+  message('pod_patch', { key: Type.String({ maxLength: 64 }), part: Type.Integer({ minimum: 0 }), parts: Type.Integer({ minimum: 1, maximum: MAX_PATCH_PARTS }), data: Type.String() }),
+  /**
+   * What became of a `remove_workspace`: `removed` once its work is delivered and the directory
+   * gone; false (with `error`) when the delivery failed, the workspace kept for the next request.
+   */
+  message('workspace_removed', {
+    persistent_key: Type.String({ maxLength: 64 }),
+    removed: Type.Boolean(),
+    error: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]),
+    delivery: Type.Union([DeliveryReport, Type.Null()]),
+  }),
 ]);
 
 const OptionalNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -184,6 +200,16 @@ export const ServerMessage = Type.Union([
   message('output_limit', { bytes_per_sec: Type.Integer({ minimum: 0 }) }),
   /** A new credential for the runner (POST /admin/…/rotate-credential): store it, use it from now on. */
   message('rotate_credential', { credential: Type.String({ minLength: 1, maxLength: 200 }) }),
+  /**
+   * A deleted loop's persistent workspace (docs/agents.md "Getting the work back"): the runner
+   * delivers what is not delivered yet (with `repo` and `deliver`), then removes the directory,
+   * and answers `workspace_removed`. Sent again after each reconnect until removed.
+   */
+  message('remove_workspace', {
+    persistent_key: Type.String({ maxLength: 64 }),
+    repo: Type.Union([Type.Object({ url: Type.String(), token: Type.Union([Type.String(), Type.Null()]), default_branch: Type.String() }), Type.Null()]),
+    deliver: DeliverSpec,
+  }),
 ]);
 
 export type RunnerMessage = Static<typeof RunnerMessage>;

@@ -9,6 +9,8 @@ import { isolationWarning, probeIsolation } from './limits/isolation.ts';
 import { DEFAULT_POD_LIMITS, type PodLimits } from './limits/settings.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
+import { UnackedPatches, withoutPatch } from './patch-parts.ts';
+import type { WorkspaceRemoval } from './workspace-removal.ts';
 import { PodSupervisor } from './supervisor.ts';
 import { runnerNetwork } from './network/runner.ts';
 import { parseOperatorAllow } from './network/index.ts';
@@ -19,7 +21,6 @@ import type { ModelRelay } from './relay/server.ts';
 
 /** Exit code of a runner the server refused for good (deleted, credential revoked): a supervisor should not restart it. */
 export const EXIT_REVOKED = 78;
-/** Output kept for the server while disconnected (the server keeps a 1 MiB tail per pod). */
 export interface RunnerOptions {
   /**
    * The server's base URL, or several (replicas of one server): the runner uses one at a time and
@@ -87,6 +88,10 @@ export class RunnerDaemon {
   private readonly welcomeWaiters: (() => void)[] = [];
   /** What was made while there was no connection, sent after the next hello (outcomes have `unacked`). */
   private readonly outbox = new RunnerOutbox();
+  /** The patches of `unacked` (./patch-parts.ts). */
+  private readonly patches = new UnackedPatches();
+  /** Persistent workspaces being delivered and removed. */
+  private readonly removing = new Set<string>();
 
   constructor(private readonly options: RunnerOptions) {
     this.log = options.log ?? ((line) => process.stderr.write(line + '\n'));
@@ -99,6 +104,7 @@ export class RunnerDaemon {
       credential: () => this.identity!.credential,
       opened: () => {
         this.sendHello();
+        for (const key of this.unacked.keys()) for (const part of this.patches.parts(key, false)) this.send(part);
         for (const message of this.outbox.takeAll()) this.send(message);
       },
       heartbeat: () => ({ type: 'heartbeat', draining: this.draining, pods: this.supervisor.reports() }),
@@ -157,8 +163,11 @@ export class RunnerDaemon {
         output: (key, data) => this.sendOrKeep({ type: 'pod_output', key, data }),
         networkRefused: (key, refused) => this.send({ type: 'pod_network', key, refused }),
         exited: (outcome) => {
+          // A patch too large for one message goes before it in parts (./patch-parts.ts).
+          const sent = this.patches.keep(outcome);
           this.unacked.set(outcome.key, outcome);
-          this.send({ type: 'pod_exited', result: outcome });
+          for (const part of this.patches.parts(outcome.key, true)) this.send(part);
+          this.send({ type: 'pod_exited', result: sent });
         },
       },
     });
@@ -202,7 +211,7 @@ export class RunnerDaemon {
       isolation: this.isolation,
       draining: this.draining,
       pods: this.supervisor.reports(),
-      finished: [...this.unacked.values()],
+      finished: [...this.unacked.values()].map(withoutPatch),
     });
   }
 
@@ -243,6 +252,10 @@ export class RunnerDaemon {
         return;
       case 'ack_exit':
         this.unacked.delete(message.key);
+        this.patches.forget(message.key);
+        return;
+      case 'remove_workspace':
+        this.removeWorkspace(message);
         return;
       case 'rotate_credential':
         this.storeCredential(message.credential);
@@ -252,6 +265,24 @@ export class RunnerDaemon {
         this.log(message.bytes_per_sec === 0 ? 'pod output: no limit' : `pod output limited to ${message.bytes_per_sec} bytes/s per pod (the organization's quota)`);
         return;
     }
+  }
+
+  /**
+   * A deleted loop's persistent workspace: delivered and removed once no pod uses it
+   * (./workspace-removal.ts), then the server is told; asked again after a reconnect meanwhile.
+   */
+  private removeWorkspace(request: WorkspaceRemoval): void {
+    const key = request.persistent_key;
+    if (this.removing.has(key)) return;
+    this.removing.add(key);
+    void this.supervisor
+      .removePersistent(request)
+      .catch((error: unknown) => ({ removed: false, error: `removing the workspace failed: ${(error as Error).message}`.slice(0, 2000), delivery: null }))
+      .then((result) => {
+        this.removing.delete(key);
+        if (!result.removed) this.log(`persistent workspace ${key} kept: ${result.error ?? ''}`);
+        this.send({ type: 'workspace_removed', persistent_key: key, ...result });
+      });
   }
 
   /** A new credential from the server: kept in runner.json first, confirmed after, used from now on. */

@@ -22,6 +22,9 @@ export class RunningPod {
   /** Resolves when a stop is requested, to end an `auto_close: false` wait. */
   stopped!: () => void;
   readonly stopRequested = new Promise<void>((resolve) => (this.stopped = resolve));
+  /** Resolves once the pod has ended and its work is delivered. */
+  end!: () => void;
+  readonly ended = new Promise<void>((resolve) => (this.end = resolve));
   readonly results: PodResults;
   constructor(
     readonly spec: PodSpec,

@@ -21,6 +21,7 @@ import type { ModelRelay } from './relay/server.ts';
 import type { Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 import { deliverPod } from './delivery/index.ts';
+import { removePersistentWorkspace, type WorkspaceRemoval, type WorkspaceRemoved } from './workspace-removal.ts';
 
 export interface SupervisorHooks {
   started(key: string): void;
@@ -83,10 +84,8 @@ export class PodSupervisor {
   }
 
   /**
-   * After a crash of the runner (kill -9, OOM) without a sandbox: its agents, in process groups of
-   * their own, were left running. Ends them (SIGKILL to each group its agent journal lists as
-   * running, and to every process of those pods), then removes the pod workspaces left behind
-   * (none of them can be running now). Sandboxed agents died with the runner.
+   * After a crash of the runner without a sandbox: ends the agents its journal lists as running
+   * (SIGKILL to their groups and pods' processes), then removes the pod workspaces left behind.
    */
   private async sweepWorkspaces(): Promise<void> {
     for (const { pid, podKey } of this.journal.open()) {
@@ -161,7 +160,14 @@ export class PodSupervisor {
     return this.pods.size === 0;
   }
 
+  /** A deleted loop's persistent workspace: once no pod here uses it, delivered and removed (./workspace-removal.ts). */
+  async removePersistent(request: WorkspaceRemoval): Promise<WorkspaceRemoved> {
+    for (const pod of [...this.pods.values()]) if (pod.spec.persistent_key === request.persistent_key) await pod.ended;
+    return removePersistentWorkspace(this.workspaces, request, this.options.sandbox ?? null);
+  }
+
   private finish(pod: RunningPod, outcome: PodOutcome): void {
+    pod.end();
     if (pod.timeoutTimer) clearTimeout(pod.timeoutTimer);
     pod.output.end();
     this.options.relay?.detach(pod.spec.key);
@@ -215,6 +221,7 @@ export class PodSupervisor {
     } finally {
       // However the pod ended, its work is taken before its workspace goes.
       pod.delivery = await deliverPod(spec, workspace, { sandbox: this.options.sandbox ?? null, outDir: this.workspaces.deliveryDir(spec.key) });
+      if (spec.persistent_key) await this.workspaces.markDelivered(spec.persistent_key, pod.delivery).catch(() => {});
       // auto_close false keeps the workspace while the pod stays up (the wait above), not after
       // it was terminated: nothing would ever remove it then. A persistent workspace outlives the
       // pod (release removes only the pod's own state then).
@@ -335,10 +342,7 @@ export class PodSupervisor {
     return result;
   }
 
-  /**
-   * The output quota (bytes per second per agent, 0: none), as the server says: the launcher drops
-   * what is over it as it reads it, so a flooding agent costs neither this runner nor the server.
-   */
+  /** The output quota (bytes/s per agent, 0: none): the launcher drops the excess as it reads it. */
   setOutputLimit(bytesPerSec: number): void {
     this.outputLimit = bytesPerSec;
     this.launcher.setOutputLimit(bytesPerSec);

@@ -25,6 +25,8 @@ import { exists, listDir, removeTree } from './workspace/files.ts';
 import { branchNameProblem, displayUrl, repoUrlProblem, runGit, workspaceGitEnv } from './workspace/git.ts';
 import { AgentHomes } from './workspace/homes.ts';
 import { KeyedMutex } from './workspace/mutex.ts';
+import { readMadeFor, writeMadeFor, type MadeFor } from './workspace/made-for.ts';
+import type { DeliveryReport } from '../protocol/delivery.ts';
 
 export { WorkspaceError } from './workspace/errors.ts';
 
@@ -76,10 +78,6 @@ interface Target {
   home: string;
 }
 
-interface MadeFor {
-  cache: string | null;
-  branch: string | null;
-}
 
 export class WorkspaceManager {
   readonly workDir: string;
@@ -152,6 +150,33 @@ export class WorkspaceManager {
     });
   }
 
+  /**
+   * A pod of persistent workspace `persistentKey` delivered its work: what it pushed (or found
+   * already there) is delivered, the base of what its removal still delivers.
+   */
+  async markDelivered(persistentKey: string, report: DeliveryReport | null): Promise<void> {
+    if (!report?.head_commit || (report.status !== 'pushed' && report.status !== 'no_changes')) return;
+    const target = this.target('persistent', checkKey(persistentKey, 'persistent workspace key'));
+    await this.locks.run(lockName(target), async () => {
+      const madeFor = await readMadeFor(target.dir);
+      if (madeFor) await writeMadeFor(target.dir, { ...madeFor, delivered: report.head_commit });
+    });
+  }
+
+  /**
+   * A persistent workspace as its final delivery sees it: its work since what was delivered last
+   * (`origin.base`); null when there is none; `origin` null when it has no repository or no record
+   * of what was delivered.
+   */
+  async persistentWork(persistentKey: string): Promise<Omit<PreparedWorkspace, 'branch' | 'reused'> | null> {
+    const target = this.target('persistent', checkKey(persistentKey, 'persistent workspace key'));
+    const madeFor = await readMadeFor(target.dir);
+    if (!madeFor || !(await exists(target.workspace))) return null;
+    const cache = madeFor.cache ? path.join(this.workDir, 'repos', path.basename(madeFor.cache)) : null;
+    const origin = cache && madeFor.delivered ? { base: madeFor.delivered, cache } : null;
+    return { path: target.workspace, home: target.home, readOnly: cache ? [path.join(cache, 'objects')] : [], origin };
+  }
+
   /** Removes a persistent workspace and HOME (e.g. its loop was deleted or no longer persistent). */
   async removePersistent(persistentKey: string): Promise<void> {
     const target = this.target('persistent', checkKey(persistentKey, 'persistent workspace key'));
@@ -194,7 +219,7 @@ export class WorkspaceManager {
   }
 
   private async prepareLocked(target: Target, repo: Repo | null, branch: string | null): Promise<PreparedWorkspace> {
-    const madeFor: MadeFor = { cache: repo ? path.basename(repo.cache) : null, branch };
+    const madeFor: MadeFor = { cache: repo ? path.basename(repo.cache) : null, branch, delivered: null };
     const readOnly = repo ? [path.join(repo.cache, 'objects')] : [];
     if (target.kind === 'persistent') {
       const reused = await this.tryReuse(target, repo, madeFor);
@@ -224,7 +249,8 @@ export class WorkspaceManager {
       } else {
         await fs.mkdir(target.workspace, { recursive: true });
       }
-      if (target.kind === 'persistent') await fs.writeFile(path.join(target.dir, 'made-for.json'), JSON.stringify(madeFor));
+      // Delivered so far: nothing beyond the commit it starts from (docs/agents.md "Getting the work back").
+      if (target.kind === 'persistent') await writeMadeFor(target.dir, { ...madeFor, delivered: origin?.base ?? null });
     } catch (err) {
       await removeTree(target.dir).catch(() => undefined);
       throw err;
@@ -290,15 +316,6 @@ function startCommit(refs: OriginRefs, repo: Repo, branch: string): string {
     );
   }
   return fallback;
-}
-
-async function readMadeFor(dir: string): Promise<MadeFor | null> {
-  try {
-    const value = JSON.parse(await fs.readFile(path.join(dir, 'made-for.json'), 'utf8')) as MadeFor;
-    return typeof value === 'object' && value !== null ? value : null;
-  } catch {
-    return null;
-  }
 }
 
 function checkKey(key: unknown, what: string): string {

@@ -10,16 +10,18 @@ import type { Quotas } from '../domain/quotas/model.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { WebhookSender } from '../domain/webhooks/outbox.ts';
 import { EventHub } from '../events/hub.ts';
-import { EventListener } from '../events/listener.ts';
+import { listenForEvents } from '../events/listener.ts';
 import { PodOutputSignals } from '../events/output-signals.ts';
 import { EventRetention } from '../events/retention.ts';
 import { RunnerGateway } from '../gateway/links.ts';
-import { InProcessNotifier, type RunnerNotifier } from '../gateway/notifier.ts';
+import { InProcessNotifier, ReplicasNotifier, type RunnerNotifier } from '../gateway/notifier.ts';
 import { addEventSubscribers } from '../metrics.ts';
 import { CronScheduler, type CronOptions } from '../scheduler/cron.ts';
 import { Housekeeping } from '../scheduler/housekeeping.ts';
 import { LivenessSweeper, type LivenessOptions } from '../scheduler/liveness.ts';
 import type { Store } from '../store/db.ts';
+import { inFlight, mergeRequestsSettled } from '../domain/deliveries/merge-requests.ts';
+import { StoreListener } from '../store/notifications.ts';
 
 /**
  * The callbacks through which the domain reaches the parts of a running server (the runner
@@ -44,8 +46,11 @@ export interface RuntimeOptions {
   now?: () => number;
   secrets?: SecretBox;
   providerTimeoutMs?: number;
-  /** Carries "runner N has work" between replicas (default: in-process, for one replica). */
-  notifier?: RunnerNotifier;
+  /**
+   * Other replicas may hold runner links (`drover serve` on PostgreSQL): "runner N has work" travels
+   * through the store's notifications. Default: in-process, for one replica (tests building one app).
+   */
+  replicas?: boolean;
   /** The base URL agents call back on (DROVER_PUBLIC_URL); default: the address the server listens on. */
   publicUrl?: string | null;
   defaultAgent?: string;
@@ -72,7 +77,8 @@ export class Runtime {
   readonly credentialStreams: CredentialStreams;
   readonly podQueue: QueuePromoter;
   private readonly notifier: RunnerNotifier;
-  private readonly listener: EventListener;
+  /** The replica's one LISTEN connection (PostgreSQL). */
+  private readonly listener: StoreListener;
   private readonly loops: { start(): void; stop(): void | Promise<void> }[] = [];
   /** Where this server is reached when DROVER_PUBLIC_URL is unset: set once it listens. */
   private origin: () => string | null = () => null;
@@ -81,7 +87,8 @@ export class Runtime {
   constructor(private readonly options: RuntimeOptions) {
     const store = options.store;
     this.log = options.logger ?? pino({ level: 'silent' });
-    this.notifier = options.notifier ?? new InProcessNotifier();
+    this.listener = new StoreListener(store, (error) => this.log.warn({ err: error }, 'store notifications: connection lost'));
+    this.notifier = options.replicas && store.sharedByReplicas ? new ReplicasNotifier(store, this.listener) : new InProcessNotifier();
     this.outputSignals = new PodOutputSignals(store, (error) => this.log.warn({ err: error }, 'output notification failed'));
     this.events = new EventHub(store, (error) => this.log.error({ err: error }, 'reading the event log failed'), addEventSubscribers);
     const ctx: RuntimeContext = {
@@ -102,7 +109,7 @@ export class Runtime {
       webhookAllowPrivate: options.webhookAllowPrivate,
       quotas: options.quotas,
       // One process (SQLite): the writer wakes this hub; with PostgreSQL every replica hears NOTIFY instead.
-      eventsWritten: store.kind === 'sqlite' ? (orgId) => this.events.wake(orgId) : undefined,
+      eventsWritten: !store.sharedByReplicas ? (orgId) => this.events.wake(orgId) : undefined,
       podOutputChanged: (podId) => this.outputSignals.appended(podId),
     };
     this.ctx = ctx;
@@ -110,7 +117,7 @@ export class Runtime {
     this.credentialStreams = new CredentialStreams(ctx, options.streamCaps, (error) => this.log.warn({ err: error }, 'checking the credentials of open streams failed'));
     this.podQueue = new QueuePromoter(() => ctx, this.log);
     this.gateway = new RunnerGateway(ctx, this.notifier, () => this.apiUrl(), this.log);
-    this.listener = new EventListener(store, this.events, this.outputSignals, (error) => this.log.warn({ err: error }, 'event notifications: connection lost'));
+    listenForEvents(this.listener, this.events, this.outputSignals);
     if (options.loops) this.addLoops(options.loops);
   }
 
@@ -154,6 +161,9 @@ export class Runtime {
     return (this.stopping ??= (async () => {
       await this.stopLoops();
       await this.gateway.close();
+      // Merge requests being opened for pods' work are recorded before the store closes (docs/agents.md "Getting the work back").
+      if (inFlight.size > 0) this.log.info({ merge_requests: inFlight.size }, 'waiting for merge requests being opened');
+      if (!(await mergeRequestsSettled())) this.log.warn('merge requests still being opened at shutdown; left unrecorded');
       await this.podQueue.idle();
       await this.notifier.close();
       await this.listener.close();

@@ -14,7 +14,6 @@ import { randomBase62 } from '../domain/auth/keys.ts';
 import { SecretBox, resolveSecretKey } from '../domain/secrets.ts';
 import { networkCause } from '../client/network.ts';
 import { openStore } from '../store/db.ts';
-import { createNotifier } from '../gateway/notifier.ts';
 import { LocalRunner } from './local-runner.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 
@@ -84,12 +83,11 @@ export async function startServer(config: ServerConfig, options: { handleSignals
         'and give every replica the same key through DROVER_SECRET_KEY',
     );
   }
-  const notifier = await createNotifier(store, (error) => logger.warn({ err: error }, 'runner notifications: connection lost'));
   const runtime = new Runtime({
     store,
     secrets: new SecretBox(secretKey.key),
     providerTimeoutMs: config.providerTimeoutMs,
-    notifier,
+    replicas: true,
     publicUrl: config.publicUrl,
     defaultAgent: config.defaultAgent,
     webhookAllowPrivate: config.webhookAllowPrivate,
@@ -179,7 +177,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  announce(`Drover listening on ${url} (${store.kind === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL'})`);
+  announce(`Drover listening on ${url} (${store.description})`);
   if (config.localRunner && !closing) {
     const prepared = await LocalRunner.prepare(ctx, {
       dataDir: config.dataDir,

@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery } from 'kysely';
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { ChannelMessageRow, NewChannelMessage } from './schema.ts';
 
 /**
@@ -28,11 +28,11 @@ export interface MessagePage {
  * With `after` the page is anchored there (the oldest messages newer than it, so polling and paging
  * forward never skip one); otherwise at `before` or at the newest message.
  */
-export function messagePageQuery(db: Executor, kind: DatabaseKind, channelId: number, page: MessagePage): CompiledQuery<ChannelMessageRow> {
+export function messagePageQuery(db: Executor, channelId: number, page: MessagePage): CompiledQuery<ChannelMessageRow> {
   const forward = page.after !== undefined;
   const lower = page.after ?? 0;
   const upper = page.before ?? Number.MAX_SAFE_INTEGER;
-  if (kind === 'sqlite') {
+  if (dialectOf(db) === 'sqlite') {
     return sql<ChannelMessageRow>`select * from channel_messages indexed by channel_messages_page
       where channel_id = ${channelId} and id > ${lower} and id < ${upper}
       order by id ${forward ? sql`asc` : sql`desc`} limit ${page.limit}`.compile(db);
@@ -54,8 +54,8 @@ export function messagePageQuery(db: Executor, kind: DatabaseKind, channelId: nu
 }
 
 /** A page of messages, most recent first. */
-export async function listMessages(db: Executor, kind: DatabaseKind, channelId: number, page: MessagePage): Promise<ChannelMessageRow[]> {
-  const { rows } = await db.executeQuery(messagePageQuery(db, kind, channelId, page));
+export async function listMessages(db: Executor, channelId: number, page: MessagePage): Promise<ChannelMessageRow[]> {
+  const { rows } = await db.executeQuery(messagePageQuery(db, channelId, page));
   return page.after !== undefined ? [...rows].reverse() : [...rows];
 }
 

@@ -1,4 +1,4 @@
-import type { Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { ChannelRow, ChannelUpdate, NewChannel } from './schema.ts';
 
 export interface ChannelFilter {
@@ -39,7 +39,7 @@ export async function findChannel(
   options: { forUpdate?: boolean } = {},
 ): Promise<ChannelRow | undefined> {
   let query = db.selectFrom('channels').selectAll().where('org_id', '=', orgId).where('id', '=', id);
-  if (options.forUpdate) query = query.forUpdate();
+  if (options.forUpdate && dialectOf(db) === 'postgres') query = query.forUpdate();
   return query.executeTakeFirst();
 }
 

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
 import { Checkpointer } from './checkpointer.ts';
+import { UniqueViolation, withUniqueViolations } from './conflict.ts';
 import { GroupCommit } from './group-commit.ts';
 import type { Database } from './schema.ts';
 
@@ -12,8 +13,16 @@ export type DatabaseKind = 'sqlite' | 'postgres';
 export type Executor = Kysely<Database> | Transaction<Database>;
 
 export interface Store {
+  /** The dialect: only src/store/ looks at it (store functions hide what differs). */
   readonly kind: DatabaseKind;
   readonly db: Kysely<Database>;
+  /**
+   * True when other server processes (replicas) may use the same database (PostgreSQL): what they
+   * must all see travels through it (notifications, shared rate limits). False: one process (SQLite).
+   */
+  readonly sharedByReplicas: boolean;
+  /** Where the data lives, for the start-up line: `SQLite in <dir>` or `PostgreSQL`. */
+  readonly description: string;
   /** PostgreSQL only: the connection string and schema, for LISTEN connections. */
   readonly postgres?: { url: string; schema: string | null };
   /**
@@ -67,7 +76,7 @@ function openSqlite(file: string): Store {
   // After a checkpoint the WAL file is reused from its start; this bounds what it keeps on disk.
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new Checkpointer(file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const db = new Kysely<Database>({ dialect: withUniqueViolations(new SqliteDialect({ database: withStatementCache(database) })) });
   const groupCommit = new GroupCommit(db);
   // Both read synchronously on the one connection: total_changes() counts this connection's
   // writes, data_version moves with every commit by another connection (another process).
@@ -76,6 +85,8 @@ function openSqlite(file: string): Store {
   return {
     kind: 'sqlite',
     db,
+    sharedByReplicas: false,
+    description: `SQLite in ${path.dirname(file)}`,
     transaction: (work) => groupCommit.run(work),
     changeToken: () => `${String(dataVersion.get())}:${String(ownChanges.get())}`,
     async ping() {
@@ -123,10 +134,12 @@ function openPostgres(url: string, schema: string | null, max: number): Store {
   // in progress still fails on its own, and the broken client is discarded when it is released.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: withUniqueViolations(new PostgresDialect({ pool })) });
   return {
     kind: 'postgres',
     db,
+    sharedByReplicas: true,
+    description: 'PostgreSQL',
     transaction: (work) => db.transaction().execute(work),
     changeToken: () => null,
     postgres: { url, schema },
@@ -139,8 +152,10 @@ function openPostgres(url: string, schema: string | null, max: number): Store {
   };
 }
 
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string } | null;
-  if (!e) return false;
-  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
+/** The dialect of the database an executor (the store's or a transaction) runs on. */
+export const dialectOf = (db: Executor): DatabaseKind => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite');
+
+export { UniqueViolation };
+
+/** True for the store's one conflict error: a write refused by a unique index or primary key. */
+export const isUniqueViolation = (error: unknown): boolean => error instanceof UniqueViolation;

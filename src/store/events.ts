@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { DatabaseKind, Executor } from './db.ts';
-import { notify } from './notify.ts';
+import { dialectOf, type Executor } from './db.ts';
+import { notify } from './notifications.ts';
 import type { EventRow, EventsTable } from './schema.ts';
 
 export type NewEvent = Omit<EventsTable, 'id'>;
@@ -12,8 +12,9 @@ export type NewEvent = Omit<EventsTable, 'id'>;
  * seen id N never later finds a committed id below N. SQLite runs one writer at a time anyway.
  * The NOTIFY (`channel`, PostgreSQL) is delivered when the transaction commits, never if it rolls back.
  */
-export async function appendEvent(trx: Executor, kind: DatabaseKind, event: NewEvent, channel: string | null): Promise<number> {
-  if (kind === 'postgres') {
+export async function appendEvent(trx: Executor, event: NewEvent, channel: string | null): Promise<number> {
+  const postgres = dialectOf(trx) === 'postgres';
+  if (postgres) {
     await trx
       .insertInto('event_heads')
       .values({ org_id: event.org_id, last_event_id: 0 })
@@ -21,7 +22,7 @@ export async function appendEvent(trx: Executor, kind: DatabaseKind, event: NewE
       .execute();
   }
   const { id } = await trx.insertInto('events').values(event).returning('id').executeTakeFirstOrThrow();
-  if (kind === 'postgres') {
+  if (postgres) {
     await trx.updateTable('event_heads').set({ last_event_id: id }).where('org_id', '=', event.org_id).execute();
     if (channel) await notify(trx, channel, `${event.org_id} ${id}`);
   }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { LoopRunRow, LoopRunsTable, RunStatus } from './schema-loops.ts';
 
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['queued', 'pending', 'running'];
@@ -118,7 +118,7 @@ export async function hasRunForSlot(db: Executor, loopId: number, scheduledAt: n
 }
 
 /** Locks a run's row until commit (PostgreSQL), so two requests about it decide one after the other. */
-export async function lockRun(db: Executor, kind: DatabaseKind, id: number): Promise<void> {
+export async function lockRun(db: Executor, id: number): Promise<void> {
   // SQLite runs one write transaction at a time.
-  if (kind === 'postgres') await sql`select id from loop_runs where id = ${id} for update`.execute(db);
+  if (dialectOf(db) === 'postgres') await sql`select id from loop_runs where id = ${id} for update`.execute(db);
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { LoopRow, LoopsTable } from './schema-loops.ts';
 
 export async function insertLoop(db: Executor, loop: Omit<LoopsTable, 'id'>): Promise<LoopRow> {
@@ -55,9 +55,9 @@ export async function takeRunNumber(db: Executor, loopId: number): Promise<LoopR
 }
 
 /** Reads the loop row and locks it until commit (PostgreSQL; SQLite transactions are serialised anyway). */
-export async function lockLoop(db: Executor, kind: DatabaseKind, loopId: number): Promise<LoopRow | undefined> {
+export async function lockLoop(db: Executor, loopId: number): Promise<LoopRow | undefined> {
   const query = db.selectFrom('loops').selectAll().where('id', '=', loopId);
-  return (kind === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  return (dialectOf(db) === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function deleteLoop(db: Executor, id: number): Promise<void> {
@@ -69,7 +69,7 @@ export async function deleteLoop(db: Executor, id: number): Promise<void> {
  * Enabled cron loops whose slot is due, claimed for this transaction: with PostgreSQL, replicas
  * skip rows another replica holds, so each due loop is handled by exactly one of them.
  */
-export async function claimDueLoops(db: Executor, kind: DatabaseKind, now: number, limit: number): Promise<LoopRow[]> {
+export async function claimDueLoops(db: Executor, now: number, limit: number): Promise<LoopRow[]> {
   const query = db
     .selectFrom('loops')
     .selectAll()
@@ -80,7 +80,7 @@ export async function claimDueLoops(db: Executor, kind: DatabaseKind, now: numbe
     .limit(limit);
   // FOR NO KEY UPDATE: strong enough against other claims and triggers (which update the row), but
   // not in conflict with the key-share locks that inserting a run (its foreign key) takes.
-  return kind === 'postgres' ? query.forNoKeyUpdate().skipLocked().execute() : query.execute();
+  return dialectOf(db) === 'postgres' ? query.forNoKeyUpdate().skipLocked().execute() : query.execute();
 }
 
 export async function findLoopsByIds(db: Executor, ids: readonly number[]): Promise<LoopRow[]> {

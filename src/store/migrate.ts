@@ -19,6 +19,7 @@ import { runnerIsolation } from './migrations/0017_runner_isolation.ts';
 import { modelUsage } from './migrations/0018_model_usage.ts';
 import { deliveries } from './migrations/0019_deliveries.ts';
 import { people } from './migrations/0020_people.ts';
+import { workspaceRemovals } from './migrations/0021_workspace_removals.ts';
 
 /** Migrations in order; names are fixed once released. */
 export function migrationsFor(store: Store): Record<string, Migration> {
@@ -42,6 +43,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0018_model_usage': modelUsage(),
     '0019_deliveries': deliveries(),
     '0020_people': people(store.kind),
+    '0021_workspace_removals': workspaceRemovals(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import { SLOT_POD_STATUSES } from './runners.ts';
 import type { OrgQuotasTable } from './schema.ts';
 
@@ -24,9 +24,9 @@ export async function upsertOrgQuotas(db: Executor, orgId: number, set: Partial<
 }
 
 /** Locks the organization's row until commit (PostgreSQL), so a count and the insert it allows are one step. */
-export async function lockOrg(db: Executor, kind: DatabaseKind, orgId: number): Promise<void> {
+export async function lockOrg(db: Executor, orgId: number): Promise<void> {
   // SQLite runs one write transaction at a time.
-  if (kind === 'postgres') await sql`select id from orgs where id = ${orgId} for update`.execute(db);
+  if (dialectOf(db) === 'postgres') await sql`select id from orgs where id = ${orgId} for update`.execute(db);
 }
 
 export async function countActivePods(db: Executor, orgId: number): Promise<number> {

@@ -1,4 +1,4 @@
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { PodRow } from './schema-runners.ts';
 
 /**
@@ -20,7 +20,6 @@ export async function hasQueuedPods(db: Executor, orgId: number): Promise<boolea
  */
 export async function queuedPodsOf(
   db: Executor,
-  kind: DatabaseKind,
   orgId: number,
   after: Pick<PodRow, 'created_at' | 'id'> | null,
   limit: number,
@@ -32,7 +31,7 @@ export async function queuedPodsOf(
     );
   }
   query = query.orderBy('created_at').orderBy('id').limit(limit);
-  return kind === 'postgres' ? query.forUpdate().skipLocked().execute() : query.execute();
+  return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked().execute() : query.execute();
 }
 
 /** The 1-based place of a queued pod in its organization's queue (1: the next to get a slot). */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { RunnerRow, RunnersTable } from './schema-runners.ts';
 
 /** Pods that hold a slot of their runner (a `queued` pod has no runner yet, so holds none). */
@@ -45,9 +45,9 @@ export async function listRunners(db: Executor, orgId: number): Promise<RunnerWi
 }
 
 /** Locks the org's runners while a pod is placed, so concurrent creates cannot overfill one. */
-export async function lockRunners(db: Executor, kind: DatabaseKind, orgId: number): Promise<void> {
+export async function lockRunners(db: Executor, orgId: number): Promise<void> {
   // SQLite runs one write transaction at a time, so only PostgreSQL needs the row locks.
-  if (kind === 'postgres') await sql`select id from runners where org_id = ${orgId} for update`.execute(db);
+  if (dialectOf(db) === 'postgres') await sql`select id from runners where org_id = ${orgId} for update`.execute(db);
 }
 
 export async function markConnected(
@@ -72,6 +72,21 @@ export async function recordHeartbeat(db: Executor, id: number, connectionId: st
     .set({ last_heartbeat_at: now, status, updated_at: now })
     .where('id', '=', id)
     .where('connection_id', '=', connectionId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * A heartbeat that changes nothing but the time: true when the runner's current connection is
+ * `connectionId` and its status is `status` already (one indexed update, no reads).
+ */
+export async function recordSteadyHeartbeat(db: Executor, id: number, connectionId: string, status: RunnersTable['status'], now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('runners')
+    .set({ last_heartbeat_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('connection_id', '=', connectionId)
+    .where('status', '=', status)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

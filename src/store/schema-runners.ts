@@ -125,6 +125,14 @@ export interface PodPatchesTable {
   created_at: number;
 }
 
+/** A deleted loop's persistent workspace its runner is to deliver and remove (migration 0021). */
+export interface WorkspaceRemovalsTable {
+  runner_id: number;
+  persistent_key: string;
+  pod_key: string | null;
+  created_at: number;
+}
+
 export type RunnerTokenRow = Selectable<RunnerTokensTable>;
 export type RunnerRow = Selectable<RunnersTable>;
 export type PodRow = Selectable<PodsTable>;

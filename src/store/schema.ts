@@ -1,5 +1,5 @@
 import type { SenderType } from '../protocol/enums.ts';
-import type { CustomAgentsTable, PodOutputChunksTable, PodPatchesTable, PodsTable, RunnerTokensTable, RunnersTable } from './schema-runners.ts';
+import type { CustomAgentsTable, PodOutputChunksTable, PodPatchesTable, PodsTable, RunnerTokensTable, RunnersTable, WorkspaceRemovalsTable } from './schema-runners.ts';
 import type { LoopRunsTable, LoopsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from './schema-loops.ts';
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
@@ -232,6 +232,7 @@ export interface Database {
   pods: PodsTable;
   pod_output_chunks: PodOutputChunksTable;
   pod_patches: PodPatchesTable;
+  workspace_removals: WorkspaceRemovalsTable;
   loops: LoopsTable;
   loop_runs: LoopRunsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -1,4 +1,4 @@
-import type { DatabaseKind, Executor } from './db.ts';
+import { dialectOf, type Executor } from './db.ts';
 import type { WebhookAttemptRow, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDeliveryRow } from './schema-loops.ts';
 
 export type NewWebhookDelivery = Omit<WebhookDeliveriesTable, 'id'>;
@@ -19,7 +19,7 @@ export async function insertAttempt(db: Executor, attempt: Omit<WebhookAttemptsT
  * once and a crash mid-send retries after the lease. SQLite has one replica and one connection,
  * so the transaction alone serializes claims.
  */
-export async function claimDueDeliveries(db: Executor, kind: DatabaseKind, now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRow[]> {
+export async function claimDueDeliveries(db: Executor, now: number, limit: number, leaseUntil: number): Promise<WebhookDeliveryRow[]> {
   const query = db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -28,7 +28,7 @@ export async function claimDueDeliveries(db: Executor, kind: DatabaseKind, now: 
     .orderBy('next_attempt_at')
     .orderBy('id')
     .limit(limit);
-  const rows = await (kind === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
+  const rows = await (dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query).execute();
   if (rows.length > 0) {
     await db
       .updateTable('webhook_deliveries')

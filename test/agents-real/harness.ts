@@ -101,6 +101,8 @@ export async function startHarness(slug: RealAgentSlug, options: { maxPods?: num
     server = await startServerProcess({
       dataDir: database.dataDir,
       env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' },
+      // Slow to start on a loaded machine (these suites run beside others).
+      timeoutMs: 90_000,
     });
     const apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     const token = await http(server.url, 'POST', '/api/v1/admin/orgs/default/runner-tokens', { bearer: ADMIN_TOKEN, body: {} });

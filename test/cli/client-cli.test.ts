@@ -261,7 +261,7 @@ describe.each(DATABASES)('drover client commands against a real server (%s)', (k
       expect(ok(await cli(['pods', 'get', key, '--json'])).stdout).toBe(`${await raw(`/pods/${key}`)}\n`);
 
       const list = ok(await cli(['pods', 'list', '--status', 'completed']));
-      expect(list.stdout.split('\n')[0]).toMatch(/^KEY +STATUS +AGENT +RUNNER +CREATED +PROMPT$/);
+      expect(list.stdout.split('\n')[0]).toMatch(/^KEY +STATUS +AGENT +RUNNER +CREATED +BY +PROMPT$/);
       // The runner by name (the local runner's), not its id.
       expect(list.stdout).toMatch(new RegExp(`^${key} +completed +shell +[^\\s\\d]\\S* `, 'm'));
       expect(ok(await cli(['pods', 'list', '--json'])).stdout).toBe(`${await raw('/pods')}\n`);
@@ -319,7 +319,7 @@ describe.each(DATABASES)('drover client commands against a real server (%s)', (k
       expect(['pending', 'running', 'queued']).toContain(second.run.status);
 
       const runs = ok(await cli(['loops', 'runs', 'nightly-triage']));
-      expect(runs.stdout.split('\n')[0]).toMatch(/^# +STATUS +TRIGGER +POD +STARTED +SECONDS +ERROR$/);
+      expect(runs.stdout.split('\n')[0]).toMatch(/^# +STATUS +TRIGGER +BY +POD +STARTED +SECONDS +ERROR$/);
       expect(runs.stdout).toMatch(/^1 +\S+ +manual /m);
       expect(ok(await cli(['loops', 'runs', 'nightly-triage', '--json'])).stdout).toBe(`${await raw('/loops/nightly-triage/runs')}\n`);
       // Runs are addressed by their number (# above), as they are titled.
@@ -387,15 +387,15 @@ describe.each(DATABASES)('drover client commands against a real server (%s)', (k
       expect(ok(await cli(['channels', 'list'])).stdout).not.toMatch(/random/);
       expect(ok(await cli(['channels', 'list', '--archived'])).stdout).toMatch(/random +yes/);
 
-      expect(ok(await cli(['channels', 'post', String(id), 'first message'])).stdout).toMatch(/^#\d+ {2}\S+ \S+ {2}api: first message\n$/);
+      expect(ok(await cli(['channels', 'post', String(id), 'first message'])).stdout).toMatch(/^#\d+ {2}\S+ \S+ {2}key \S.*: first message\n$/);
       const posted = json<{ message: { content: string; sender_type: string } }>(await cli(['channels', 'post', String(id), '-', '--json'], { input: 'from\nstdin' }));
       expect(posted.message).toMatchObject({ content: 'from\nstdin', sender_type: 'api' });
       expectApiError(await cli(['channels', 'post', String(other.channel.id), 'to the archive']), 'CHANNEL_ARCHIVED');
 
       const messages = ok(await cli(['channels', 'messages', String(id)])).stdout.trimEnd().split(/\n(?=#)/);
       expect(messages).toHaveLength(2);
-      expect(messages[0]).toMatch(/api: first message$/);
-      expect(messages[1]).toMatch(/api: from\n {4}stdin$/);
+      expect(messages[0]).toMatch(/ {2}key \S.*: first message$/);
+      expect(messages[1]).toMatch(/ {2}key \S.*: from\n {4}stdin$/);
       expect(ok(await cli(['channels', 'messages', String(id), '--json', '--limit', '1'])).stdout).toBe(`${await raw(`/channels/${id}/messages?limit=1`)}\n`);
     });
   });

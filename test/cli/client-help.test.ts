@@ -18,6 +18,8 @@ const CONTRACT = {
   channels: 'list|get|create|update|messages|post|tail',
   runners: 'list|get|pods',
   repos: 'list|get|branches|mrs',
+  users: 'list',
+  presets: 'list',
 };
 
 async function run(argv: string[], env: NodeJS.ProcessEnv = { HOME: '/nonexistent-home' }) {
@@ -34,9 +36,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = { HOME: '/nonexisten
 }
 
 describe('drover client commands: the surface', () => {
-  it('has exactly the commands of docs/cli.md, plus login and events', () => {
+  it('has exactly the commands of docs/cli.md, plus login, events, whoami and activity', () => {
     const expected = Object.entries(CONTRACT).flatMap(([group, list]) => list.split('|').map((c) => `${group} ${c}`));
-    expect(COMMANDS.map((c) => c.name).sort()).toEqual([...expected, 'login', 'events'].sort());
+    expect(COMMANDS.map((c) => c.name).sort()).toEqual([...expected, 'login', 'events', 'whoami', 'activity'].sort());
   });
 
   it.each(COMMANDS.map((c) => [c.name, c] as const))('drover %s --help: usage, every option, an example; exit 0', async (name, command) => {

@@ -10,7 +10,7 @@ import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
 import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, http as request, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { createProcessTestDatabase, http as request, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 const ADMIN_TOKEN = 'drvadm_delivery_branch_admin_token_0123456789abc';
 
@@ -55,16 +55,16 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
     scratch = tempDir('delivery-branch');
     repo = bareRepository(scratch, 'shop', { 'README.md': 'shop\n', 'src/discount.js': 'module.exports = (p) => p;\n', '.gitignore': 'node_modules/\n' });
     base = git('rev-parse', 'main');
-    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
+    server = await startServerProcess({ dataDir: database.dataDir, timeoutMs: 90_000, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'deliver', env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' } });
+    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'deliver', env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' }, timeoutMs: 90_000 });
     await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
     const created = await request(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
       bearer: ADMIN_TOKEN,
       body: { name: 'shop', full_name: 'acme/shop', provider: 'git', url: repo.bare, default_branch: 'main', token: 'unused-for-a-path' },
     });
     expect(created.status, created.text).toBe(201);
-  });
+  }, 240_000);
 
   afterAll(async () => {
     await runner?.stop();
@@ -94,6 +94,13 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
     expect(git('log', '--format=%s', 'main..fix/discount-percent').split('\n')).toEqual([`Uncommitted changes of pod ${key}`, 'Fix the discount percentage']);
     expect(git('rev-parse', 'main')).toBe(base);
     expect(git('ls-tree', '-r', '--name-only', 'fix/discount-percent').split('\n').sort()).toEqual(['.gitignore', 'NOTES.md', 'README.md', 'src/discount.js']);
+
+    // The CLI's `pods get` shows it: branch, head, diff stat, commits.
+    const shown = await runDrover(['pods', 'get', key], { env: { HOME: scratch, XDG_CONFIG_HOME: path.join(scratch, 'xdg'), DROVER_API_URL: server.url, DROVER_ORG: 'default', DROVER_API_KEY: apiKey } });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`pushed → fix/discount-percent @ ${d.head_commit!.slice(0, 12)}`);
+    expect(shown.stdout).toContain('3 files changed, +3 -2');
+    expect(shown.stdout).toContain(`${d.commits[0].sha.slice(0, 12)} Fix the discount percentage`);
 
     const patch = await c.api('GET', `${ORG}/pods/${key}/patch`);
     expect(patch.status).toBe(200);
@@ -186,6 +193,25 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
     // Nothing ran on the host: no marker in the host directory, none in the host's /tmp.
     expect(fs.readdirSync(markers)).toEqual(['fsmonitor.sh']);
     for (const name of ['hook', 'filter', 'fsmonitor']) expect(fs.existsSync(`/tmp/drover-delivery-${name}`)).toBe(false);
+  });
+
+  it('a patch over 1 MiB (more than one runner-link message carries) is kept whole: GET /patch returns all of it', async () => {
+    // 1.5 MiB of text lines: the patch travels in pod_patch parts before the pod's end report.
+    const script = "awk 'BEGIN { for (i = 0; i < 24000; i++) printf \"line %06d of the large change, padded to sixty-four characters.\\n\", i }' > large.txt";
+    const key = await c.createPod(script, runner.runnerId, 'REPO shop');
+    const pod = await settled(key);
+    expect(pod.delivery, JSON.stringify(pod)).toMatchObject({ status: 'pushed', branch: `drover/${key}`, files_changed: 1, insertions: 24000 });
+    const patch = await c.api('GET', `${ORG}/pods/${key}/patch`);
+    expect(patch.status).toBe(200);
+    expect(patch.text.length).toBeGreaterThan(1024 * 1024);
+    expect(patch.text).toContain('+line 000000 of the large change');
+    expect(patch.text).toContain('+line 023999 of the large change');
+    // The whole patch: applied to the base, it gives the pushed tree.
+    const apply = path.join(scratch, `apply-${key}`);
+    fixtureGit(scratch, 'clone', '-q', repo.bare, apply);
+    fs.writeFileSync(path.join(scratch, 'large.patch'), patch.text);
+    fixtureGit(apply, 'am', '-q', path.join(scratch, 'large.patch'));
+    expect(fixtureGit(apply, 'rev-parse', 'HEAD^{tree}')).toBe(git('rev-parse', `drover/${key}^{tree}`));
   });
 
   it('CONFIG deliver checks: merge_request on a plain git repository, deliver_branch = the base branch, deliver without REPO are 400', async () => {

@@ -15,7 +15,7 @@ import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
 import { basicAuth, gitHttpServer } from '../helpers/git-http.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
 import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, http as request, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { createProcessTestDatabase, http as request, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 const ADMIN_TOKEN = 'drvadm_delivery_mr_admin_token_0123456789abcdefgh';
 const TOKEN = 'ghp_DeliveryTokenOfTheRepo_77aa';
@@ -178,5 +178,10 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
     );
     expect(shown.pods.map((p) => p.key)).toEqual([second, first]);
     expect(shown.merge_requests).toEqual([{ id: 1, url: `http://mr.test/${provider}/1`, state: 'opened', branch: 'fix/discount' }]);
+    // The CLI's `pods get` shows the delivery with its merge request link.
+    const cli = await runDrover(['pods', 'get', second], { env: { HOME: scratch, XDG_CONFIG_HOME: path.join(scratch, 'xdg'), DROVER_API_URL: server.url, DROVER_ORG: 'default', DROVER_API_KEY: apiKey } });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('pushed → fix/discount');
+    expect(cli.stdout).toContain(`merge request #1 (opened) http://mr.test/${provider}/1`);
   });
 });

@@ -87,8 +87,9 @@ describe.each(DATABASES)('output quota end to end (%s)', (kind) => {
   it("an administrator's override reaches the runner: 0 lifts the limit for the organization's pods", async () => {
     const patched = await http(server.url, 'PATCH', '/api/v1/admin/orgs/default/quotas', { bearer: ADMIN_TOKEN, body: { pod_output_bytes_per_sec: 0 } });
     expect(patched.status, patched.text).toBe(200);
-    // A link rereads its organization's limit every 10 s and passes a change on at the next heartbeat.
-    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    // A link rereads its organization's limit every 10 s and passes a change on at the next heartbeat:
+    // await the first pod whose burst is no longer cut (with the limit on, 1 MB in a burst is).
+    await waitFor(async () => notes((await run(`head -c 1000000 /dev/zero | tr '\\0' z`)).output).length === 0, { timeout: 45_000, what: 'the lifted limit to reach the runner' });
     const out = await run(`head -c 3000000 /dev/zero | tr '\\0' y`);
     expect(notes(out.output)).toEqual([]);
     expect(out.total_bytes).toBe(3_000_000);

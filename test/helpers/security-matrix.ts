@@ -54,6 +54,8 @@ export interface SecurityMatrixSetup<T> {
   untouched?: () => void;
   /** Text no 404 may contain (names of the other organization's or our resources). */
   hidden?: string[];
+  /** The scopes of a key for a route that needs none in particular (default: repos:read). */
+  anyKey?: Scope[];
 }
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -91,6 +93,7 @@ interface Send<T> {
 export function securityMatrix<Target>(routes: SecuredRoute<Target>[], setup: SecurityMatrixSetup<Target>): void {
   const url = setup.url ?? ((path: string, org: string) => setup.app().path(path, org));
   const now = setup.now ?? Date.now;
+  const anyKey = setup.anyKey ?? (['repos:read'] as Scope[]);
   let serial = 0;
   const keys = new Map<string, string>();
   /** A key of our organization holding exactly `scopes` (issued once). */
@@ -164,7 +167,7 @@ export function securityMatrix<Target>(routes: SecuredRoute<Target>[], setup: Se
 
     it('with a revoked key (by the admin API or in the domain) → 401 INVALID_API_KEY', async () => {
       const t = setup.app();
-      const scopes = route.scope ? [route.scope] : (['repos:read'] as Scope[]);
+      const scopes = route.scope ? [route.scope] : anyKey;
       const byApi = await t.issueKey(scopes);
       const inDomain = await t.issueKey(scopes);
       // The keys work before they are revoked (checked on a read, so nothing changes).
@@ -214,7 +217,9 @@ export function securityMatrix<Target>(routes: SecuredRoute<Target>[], setup: Se
           const t = setup.app();
           const readKey = await keyWith([read]);
           await refused(async () => {
-            expect(expectError(await send(route, { key: readKey, headers: { 'idempotency-key': 'read-only' } }), 403, 'INSUFFICIENT_SCOPE').required_scopes).toEqual([scope]);
+            const body = expectError(await send(route, { key: readKey, headers: { 'idempotency-key': 'read-only' } }), 403, 'INSUFFICIENT_SCOPE');
+            expect(body.required_scopes).toEqual([scope]);
+            expect(body.error).toContain(scope);
             expectError(await send(route, { key: null, headers: { authorization: `bearer ${readKey}` } }), 403, 'INSUFFICIENT_SCOPE');
             expectError(await send(route, { key: readKey, headers: { authorization: `Bearer ${t.key}` } }), 403, 'INSUFFICIENT_SCOPE');
           });
@@ -225,7 +230,7 @@ export function securityMatrix<Target>(routes: SecuredRoute<Target>[], setup: Se
     it(`the scope alone grants it → ${route.success}, through X-API-Key or Authorization: Bearer (any case)`, async () => {
       const t = setup.app();
       const fresh = () => setup.target(route, route.changes);
-      const own = await keyWith(route.scope ? [route.scope] : ['repos:read']);
+      const own = await keyWith(route.scope ? [route.scope] : anyKey);
       const holders = [own, t.key];
       // A :write scope implies the :read scope of the same resource.
       if (route.scope?.endsWith(':read')) holders.push(await keyWith([route.scope.replace(/:read$/, ':write') as Scope]));

@@ -71,6 +71,8 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
       workDir: path.join(scratch, 'runner'),
       name: 'relay',
       maxPods: 4,
+      // The runner's start (its sandbox's and network walls' self-tests) is slow on a loaded machine.
+      timeoutMs: 90_000,
       env: {
         PATH: runnerPath(standInBinDir([])),
         HOME: scratch,

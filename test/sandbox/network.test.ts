@@ -51,7 +51,8 @@ describe.each(DATABASES)('network walls of pods (%s)', (kind) => {
     scratch = tempDir('network');
     allowed = await listener();
     denied = await listener();
-    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
+    // Generous start-up times: the machines this runs on are shared and often loaded.
+    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' }, timeoutMs: 90_000 });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     runner = await startRunnerProcess({
       server: server.url,
@@ -60,9 +61,10 @@ describe.each(DATABASES)('network walls of pods (%s)', (kind) => {
       name: 'walled',
       maxPods: 4,
       env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8', DROVER_RUNNER_ALLOW_HOSTS: `127.0.0.1:${allowed.port}` },
+      timeoutMs: 90_000,
     });
-    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'runner online' });
-  }, 60_000);
+    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'runner online', timeout: 60_000 });
+  }, 240_000);
 
   afterAll(async () => {
     await runner?.stop();

@@ -57,6 +57,8 @@ describe.each(DATABASES)('the walls on the host (%s)', (kind) => {
     server = await startServerProcess({
       dataDir: database.dataDir,
       env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' },
+      // Generous start-up times: the machines this runs on are shared and often loaded.
+      timeoutMs: 90_000,
     });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     const workDir = path.join(scratch, 'runner');
@@ -69,9 +71,10 @@ describe.each(DATABASES)('the walls on the host (%s)', (kind) => {
       workDir,
       name: 'walls',
       env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8', DROVER_RUNNER_HEARTBEAT_MS: '500' },
+      timeoutMs: 90_000,
     });
-    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online', timeout: 30_000 });
-  });
+    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online', timeout: 60_000 });
+  }, 240_000);
 
   afterAll(async () => {
     await runner?.stop();

@@ -72,8 +72,8 @@ describe.each(DATABASES)('channel store on %s', (kind: DatabaseKind) => {
       }
     });
     const page = async (p: Omit<messages.MessagePage, 'limit'> & { limit?: number }) =>
-      (await messages.listMessages(ctx.store.db, kind, channel.id, { limit: 50, ...p })).map((m) => m.content);
-    const all = await messages.listMessages(ctx.store.db, kind, channel.id, { limit: 50 });
+      (await messages.listMessages(ctx.store.db, channel.id, { limit: 50, ...p })).map((m) => m.content);
+    const all = await messages.listMessages(ctx.store.db, channel.id, { limit: 50 });
     const id = (n: number) => all.find((m) => m.content === `m${n}`)!.id;
     expect(all.map((m) => m.content)).toEqual(['m10', 'm9', 'm8', 'm7', 'm6', 'm5', 'm4', 'm3', 'm2', 'm1']);
     expect(await page({ limit: 2, before: id(5) })).toEqual(['m4', 'm3']);
@@ -99,12 +99,12 @@ describe.each(DATABASES)('channel store on %s', (kind: DatabaseKind) => {
     await expect(postMessage(ctx, principal, channel.id, { content: 'late' })).rejects.toMatchObject({ code: 'CHANNEL_ARCHIVED' });
     const other = await admin.createOrg(ctx, { slug: 'other', name: 'Other' });
     await expect(postSystemMessage(ctx, other.id, channel.id, 'wrong org')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await messages.listMessages(ctx.store.db, kind, channel.id, { limit: 10 })).toHaveLength(2);
+    expect(await messages.listMessages(ctx.store.db, channel.id, { limit: 10 })).toHaveLength(2);
   });
 
   /** The plan of the page query, as text, from the database's own EXPLAIN. */
   async function plan(page: messages.MessagePage, channelId: number): Promise<string> {
-    const compiled = messages.messagePageQuery(ctx.store.db, kind, channelId, page);
+    const compiled = messages.messagePageQuery(ctx.store.db, channelId, page);
     const prefix = kind === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
     const result = await ctx.store.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
     return result.rows.map((r) => String(kind === 'sqlite' ? r.detail : r['QUERY PLAN'])).join('\n');
@@ -118,7 +118,7 @@ describe.each(DATABASES)('channel store on %s', (kind: DatabaseKind) => {
       await messages.insertMessages(trx, rows(small.id, 100, 19_900));
     });
     await sql`analyze`.execute(ctx.store.db);
-    const newest = await messages.listMessages(ctx.store.db, kind, big.id, { limit: 1 });
+    const newest = await messages.listMessages(ctx.store.db, big.id, { limit: 1 });
     const middle = newest[0].id - 10_000;
 
     for (const channelId of [big.id, small.id]) {
@@ -136,8 +136,8 @@ describe.each(DATABASES)('channel store on %s', (kind: DatabaseKind) => {
         }
       }
     }
-    expect(messages.messagePageQuery(ctx.store.db, kind, big.id, { limit: 50, before: middle }).sql).not.toMatch(/offset|count/i);
-    const deep = await messages.listMessages(ctx.store.db, kind, big.id, { limit: 3, before: middle });
+    expect(messages.messagePageQuery(ctx.store.db, big.id, { limit: 50, before: middle }).sql).not.toMatch(/offset|count/i);
+    const deep = await messages.listMessages(ctx.store.db, big.id, { limit: 3, before: middle });
     expect(deep.map((m) => m.id)).toEqual([middle - 1, middle - 2, middle - 3]);
   });
 });

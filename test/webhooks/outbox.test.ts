@@ -277,7 +277,7 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     const receiver = await t.receiver(() => ({ status: 200 }));
     const eventId = await t.enqueue(receiver.url);
     // The crashed sender claimed the row and never reported back.
-    const claimed = await t.ctx.store.db.transaction().execute((trx) => deliveries.claimDueDeliveries(trx, kind, T0, 10, T0 + 60_000));
+    const claimed = await t.ctx.store.db.transaction().execute((trx) => deliveries.claimDueDeliveries(trx, T0, 10, T0 + 60_000));
     expect(claimed.map((d) => d.event_id)).toEqual([eventId]);
     const sender = t.sender();
     expect(await sender.runOnce()).toBe(0);

@@ -46,7 +46,7 @@ const limited = (what: string, ttlMs: number) =>
  * through PostgreSQL, in memory (the plugin's own) on SQLite, where there is one replica.
  */
 export async function registerRateLimits(app: FastifyInstance, store: Store, settings: RateLimitSettings): Promise<RateLimits> {
-  const shared = store.kind === 'postgres' ? new SharedRateLimitStore(store, settings.flushIntervalMs ?? 200, app.log) : null;
+  const shared = store.sharedByReplicas ? new SharedRateLimitStore(store, settings.flushIntervalMs ?? 200, app.log) : null;
   await app.register(rateLimit, { global: false, ...(shared ? { store: shared.asStoreClass() } : {}) });
   if (shared) app.addHook('onClose', () => shared.close());
 

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema, type TStringOptions } from 'typebox';
 import { ERROR_STATUS } from '../../errors.ts';
+import { ACTOR_TYPES } from '../../protocol/enums.ts';
 
 /** `T | null` as one JSON-schema type list, so errors read "must be an integer or null". */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -128,7 +129,7 @@ export const isoOrNull = (ms: number | null): string | null => (ms === null ? nu
 /** Who made a change (docs/api.md, "Actors and activity"). */
 export const Actor = Type.Object(
   {
-    type: Type.Enum(['user', 'api_key', 'pod', 'loop', 'admin', 'system'], {
+    type: Type.Enum(ACTOR_TYPES, {
       description: 'user: a person (through a key of theirs); api_key: a key of no one; pod: a pod (its token); loop: a loop (its schedule); admin: the admin token; system: the server itself',
     }),
     id: Type.Union([Type.Integer(), Type.String(), Type.Null()], { description: "the user's or key's id, the pod's key, the loop's slug; null for admin and system" }),

@@ -193,7 +193,7 @@ export const Loop = Type.Object(
     failed_runs: Type.Integer({ description: 'runs that failed or timed out' }),
     cancelled_runs: Type.Integer({ description: 'runs cancelled before they ended' }),
     active_run_count: Type.Integer(),
-    total_cost_usd: Nullable(Type.Number({ description: 'the sum of the costs its runs\' agents reported; null when none reported one' })),
+    total_cost_usd: Nullable(Type.Number({ description: "the sum of its runs' costs (the relay's priced sums, or as their agents reported them); null when none has one" })),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -175,6 +175,15 @@ export function toInteger(what: string, raw: string, min = 0): number {
   return Number(raw);
 }
 
+/** A time option (`--since`, `--from`): ISO 8601, a date alone meaning its midnight UTC; refused here (exit 2), sent as UTC. */
+export function isoTime(value: string | undefined, option: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new UsageError(`--${option} must be an ISO 8601 time such as 2026-11-27 or 2026-11-27T09:00:00Z, got "${value}"`);
+  }
+  return new Date(value).toISOString();
+}
+
 /** `k=v` pairs (`--var area=api`) as an object. */
 export function pairs(values: string[], option: string): Record<string, string> {
   const result: Record<string, string> = {};

@@ -1,6 +1,6 @@
 /**
  * The command line client (docs/cli.md): `drover login`, `tickets`, `pods`, `loops`, `channels`,
- * `runners`, `repos`, `events`, plus `drover --help` and `--version`. bin/drover.mjs runs these from
+ * `runners`, `repos`, `users`, `presets`, `whoami`, `activity`, `events`, plus `drover --help` and `--version`. bin/drover.mjs runs these from
  * a bundle of their own (.build/cli.mjs) that holds none of the server, so a command starts fast.
  */
 import { DroverClient } from '../../client/index.ts';
@@ -10,6 +10,7 @@ import { channelCommands } from './commands/channels.ts';
 import { eventCommand } from './commands/events.ts';
 import { loginCommand } from './commands/login.ts';
 import { loopCommands } from './commands/loops.ts';
+import { peopleCommands } from './commands/people.ts';
 import { podCommands } from './commands/pods.ts';
 import { repositoryCommands } from './commands/repos.ts';
 import { runnerCommands } from './commands/runners.ts';
@@ -27,6 +28,7 @@ export const COMMANDS: Command[] = [
   ...runnerCommands,
   ...repositoryCommands,
   eventCommand,
+  ...peopleCommands,
 ];
 
 const GROUP_SUMMARIES: Record<string, string> = {
@@ -36,10 +38,12 @@ const GROUP_SUMMARIES: Record<string, string> = {
   channels: 'Channels where agents and people talk, and their messages.',
   runners: 'The machines that run pods.',
   repos: 'Repositories, their branches and merge requests.',
+  users: "The organization's people.",
+  presets: "The organization's presets (an agent and agentfile lines; drover admin presets makes them).",
 };
 
 /** The words that start a client command (bin/drover.mjs sends these to the client bundle). */
-export const CLIENT_WORDS = ['login', 'events', ...Object.keys(GROUP_SUMMARIES)];
+export const CLIENT_WORDS = ['login', 'events', 'whoami', 'activity', ...Object.keys(GROUP_SUMMARIES)];
 
 /** Every first word of `drover` (for "did you mean"). */
 export const TOP_WORDS = [...CLIENT_WORDS, 'serve', 'runner', 'admin', 'mcp', 'version', 'help'];

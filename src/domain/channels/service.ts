@@ -139,7 +139,7 @@ export async function listMessages(
   page: messages.MessagePage,
 ): Promise<ChannelMessageRow[]> {
   const channel = await requireChannel(ctx.store.db, orgId, channelId);
-  return messages.listMessages(ctx.store.db, ctx.store.kind, channel.id, page);
+  return messages.listMessages(ctx.store.db, channel.id, page);
 }
 
 /**
@@ -201,7 +201,7 @@ async function appendMessage(
   author: MessageAuthor,
 ): Promise<ChannelMessageRow> {
   return ctx.store.transaction(async (trx) => {
-    const channel = await channels.findChannel(trx, orgId, channelId, { forUpdate: ctx.store.kind === 'postgres' });
+    const channel = await channels.findChannel(trx, orgId, channelId, { forUpdate: true });
     if (!channel) throw notFound('channel');
     if (channel.archived) throw conflict('CHANNEL_ARCHIVED', `channel "${channel.name}" is archived; unarchive it to post`);
     const message = await messages.insertMessage(trx, {

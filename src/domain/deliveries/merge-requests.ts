@@ -34,6 +34,30 @@ export function afterDelivery(ctx: DomainContext, pod: PodRow): Promise<void> {
 /** Merge requests being opened (so a test or a shutdown can wait for them). */
 export const inFlight = new Set<Promise<unknown>>();
 
+/**
+ * How long a stopping server waits for merge requests being opened: a provider call is bounded
+ * (15 s per call: a list, then an update or a create), so one in flight ends within this.
+ */
+export const MERGE_REQUESTS_SHUTDOWN_MS = 35_000;
+
+/**
+ * Resolves once the merge requests being opened are opened and recorded (each in one transaction:
+ * one still running after `timeoutMs` records nothing once the store is closed, and the next
+ * delivery to its branch updates the request it may have opened). True when none is left.
+ */
+export async function mergeRequestsSettled(timeoutMs = MERGE_REQUESTS_SHUTDOWN_MS): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  try {
+    while (inFlight.size > 0) {
+      if ((await Promise.race([Promise.allSettled([...inFlight]).then(() => true as const), timedOut])) === false) return false;
+    }
+    return true;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function openMergeRequest(ctx: DomainContext, pod: PodRow, delivery: Delivery): Promise<void> {
   const repo = await repositories.findRepository(ctx.store.db, pod.org_id, pod.repository_id!);
   if (!repo || !delivery.branch) return;

@@ -49,7 +49,7 @@ async function firePass(ctx: DomainContext, options: FireOptions, batch: number,
   try {
     await ctx.store.transaction(async (trx) => {
       const now = options.now();
-      const due = await loops.claimDueLoops(trx, ctx.store.kind, now, batch);
+      const due = await loops.claimDueLoops(trx, now, batch);
       claimed = due.length;
       const slots = new SlotMemo(now);
       for (const loop of due) {

@@ -31,7 +31,7 @@ export async function listRunDeliveries(ctx: DomainContext, orgId: number, slug:
 export async function redeliverRun(ctx: DomainContext, orgId: number, slug: string, runId: number): Promise<DeliveryWithAttempts> {
   const { loop, run } = await getRun(ctx, orgId, slug, runId);
   const delivery = await ctx.store.transaction(async (trx) => {
-    await runs.lockRun(trx, ctx.store.kind, run.id);
+    await runs.lockRun(trx, run.id);
     const first = await deliveries.firstDelivery(trx, RUN_SUBJECT, run.id);
     if (!first) {
       throw conflict('NO_WEBHOOK_EVENT', `run ${run.id} has no callback event to redeliver (it has not ended, was skipped, or its loop had no callback_url when it ended)`);

@@ -11,6 +11,7 @@ import { loopLayer } from './agentfile.ts';
 import { storedLabels } from '../runners/labels.ts';
 import { loopPresets, withLoopPreset } from '../presets/loops.ts';
 import { type AfterCommit, finishRun, promoteQueued, attachPodWithEvent } from './run-records.ts';
+import { loopWorkspaceKey } from '../runners/workspace-removals.ts';
 
 /**
  * Starting runs (their pods launched in chunks) and ending them. One file, because each leads to
@@ -104,7 +105,7 @@ function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
     },
     ...layerFor(loop, run.resolved_prompt ?? ''),
     extras: {
-      persistentKey: persistent ? `loop-${loop.id}` : null,
+      persistentKey: persistent ? loopWorkspaceKey(loop.id) : null,
       keepWorkspace: false,
       resumeSessionId: persistent && loop.session_persistence ? loop.last_session_id : null,
       preferRunnerId: persistent ? loop.sandbox_runner_id : null,

@@ -113,7 +113,7 @@ export async function startQueuedRuns(ctx: DomainContext, loopId: number): Promi
   const after: AfterCommit = { start: [], terminate: [] };
   await ctx.store.transaction(async (trx) => {
     // The loop row is locked like a trigger locks it, so the slot count cannot race one.
-    const loop = await loops.lockLoop(trx, ctx.store.kind, loopId);
+    const loop = await loops.lockLoop(trx, loopId);
     if (loop) await promoteQueued(trx, ctx, loop, after);
   });
   await carryOut(ctx, after);

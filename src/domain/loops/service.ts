@@ -23,6 +23,7 @@ import { type LoopFields, DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, cal
 import { cancelRuns } from './run-follow.ts';
 import { startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
+import { scheduleWorkspaceRemovals } from '../runners/workspace-removals.ts';
 
 type OptionalFields = Partial<Omit<LoopFields, 'autopilot_config'>> & { autopilot_config?: Partial<LoopFields['autopilot_config']> };
 export type CreateLoopInput = OptionalFields & Pick<LoopFields, 'name' | 'prompt_template'> & { slug?: string };
@@ -134,7 +135,7 @@ export async function createLoop(ctx: DomainContext, orgId: number, input: Creat
     const callbackSecret = ctx.secrets.encrypt(generateWebhookSecret());
     return await ctx.store.transaction(async (trx) => {
       // The org row is locked while counting, so concurrent creates cannot both take the last slot.
-      await lockOrg(trx, ctx.store.kind, orgId);
+      await lockOrg(trx, orgId);
       const limit = (await orgQuotas(ctx, trx, orgId)).max_loops;
       const count = limit === 0 ? 0 : await loops.countLoops(trx, orgId);
       if (!fits(limit, count)) throw quotaExceeded('max_loops', limit, `this organization has ${count} loops`);
@@ -203,17 +204,21 @@ export async function disableLoop(ctx: DomainContext, orgId: number, slug: strin
   return updated;
 }
 
-/** Cancels active runs (terminating their pods), then removes the loop and its history. */
+/** Cancels active runs (terminating their pods), then removes the loop and its history; its runners remove its workspaces. */
 export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string): Promise<void> {
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   if (loop.status !== 'disabled') await updateLoopWithEvent(ctx, loop.id, { status: 'disabled', next_run_at: null });
   await cancelRuns(ctx, loop.id, ['queued', 'pending', 'running'], 'the loop was deleted');
-  await ctx.store.transaction(async (trx) => {
+  // Its persistent workspaces are removed by their runners once their work is delivered (docs/agents.md "Getting the work back").
+  const runnerIds = await ctx.store.transaction(async (trx) => {
     const last = await loops.findLoopById(trx, loop.id);
-    if (!last) return;
+    if (!last) return [];
     await recordLoopEvent(ctx, trx, 'loop.deleted', last);
+    const holding = await scheduleWorkspaceRemovals(trx, loop.id, ctx.now());
     await loops.deleteLoop(trx, loop.id);
+    return holding;
   });
+  for (const runnerId of runnerIds) await ctx.wakeRunner?.(runnerId);
 }
 
 export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {

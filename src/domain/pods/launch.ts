@@ -90,7 +90,7 @@ export async function launchPods(ctx: DomainContext, org: OrgRow, requests: Laun
   if (prepared.every((p) => p instanceof AppError)) return prepared as AppError[];
 
   const { results, promoted } = await ctx.store.transaction(async (trx) => {
-    await runners.lockRunners(trx, ctx.store.kind, org.id);
+    await runners.lockRunners(trx, org.id);
     const candidates = await runners.listRunners(trx, org.id);
     // Counted under the runners' lock, which every placement in the org takes: concurrent
     // creates cannot both take the last slot of a quota. A pod the active-pods quota has no room

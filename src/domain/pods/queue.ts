@@ -61,7 +61,7 @@ export async function placeQueued(
   const placed: PodRow[] = [];
   let after: PodRow | null = null;
   while (placed.length < room && hasRoom(candidates, now)) {
-    const page: PodRow[] = await queue.queuedPodsOf(trx, ctx.store.kind, orgId, after, PAGE);
+    const page: PodRow[] = await queue.queuedPodsOf(trx, orgId, after, PAGE);
     for (const pod of page) {
       const runner = runnerFor(candidates, pod, now);
       if (!runner) continue;
@@ -87,7 +87,7 @@ export async function wakePlaced(ctx: DomainContext, placed: readonly PodRow[]):
 export async function promoteQueuedPods(ctx: DomainContext, orgId: number): Promise<PodRow[]> {
   const placed = await ctx.store.transaction(async (trx) => {
     if (!(await queue.hasQueuedPods(trx, orgId))) return [];
-    await runners.lockRunners(trx, ctx.store.kind, orgId);
+    await runners.lockRunners(trx, orgId);
     const candidates = await runners.listRunners(trx, orgId);
     const now = ctx.now();
     const limit = (await orgQuotas(ctx, trx, orgId)).max_active_pods;

@@ -10,14 +10,24 @@ import * as orgs from '../../store/orgs.ts';
 import { networkForRunner, parseNetworkAllow } from './network.ts';
 import { podBudgets } from '../usage/budgets.ts';
 
+/** The repository a pod's work comes from and goes to, with its token, as the runner gets it. */
+export async function podRepo(ctx: DomainContext, pod: PodRow): Promise<PodSpec['repo']> {
+  const repo = pod.repository_id === null ? undefined : await repositories.findRepository(ctx.store.db, pod.org_id, pod.repository_id);
+  const secrets = ctx.secrets;
+  if (!secrets) throw new Error('building a pod spec needs the secret box');
+  return repo ? { url: repo.url, token: repo.token_encrypted ? secrets.decrypt(repo.token_encrypted) : null, default_branch: repo.default_branch } : null;
+}
+
+/** `CONFIG deliver` and `deliver_branch` as the runner gets them (docs/agents.md "Getting the work back"). */
+export const podDeliver = (config: PodConfig): NonNullable<PodSpec['deliver']> => ({ mode: config.deliver ?? 'branch', branch: config.deliver_branch ?? null });
+
 /** What the runner needs to start a pod, built from its stored row (on any replica, at any time). */
 export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, apiUrl: string): Promise<PodSpec> {
   const db = ctx.store.db;
   const config = JSON.parse(pod.config) as PodConfig;
-  const custom = isBuiltinAgentSlug(pod.agent_slug) ? undefined : await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
-  const repo = pod.repository_id === null ? undefined : await repositories.findRepository(db, pod.org_id, pod.repository_id);
   const secrets = ctx.secrets;
   if (!secrets) throw new Error('building a pod spec needs the secret box');
+  const custom = isBuiltinAgentSlug(pod.agent_slug) ? undefined : await customAgents.findCustomAgent(db, pod.org_id, pod.agent_slug);
   return {
     key: pod.key,
     agent: {
@@ -36,11 +46,9 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
     auto_close: config.auto_close,
     max_iterations: config.max_iterations,
     iteration_timeout_sec: config.iteration_timeout_sec,
-    repo: repo
-      ? { url: repo.url, token: repo.token_encrypted ? secrets.decrypt(repo.token_encrypted) : null, default_branch: repo.default_branch }
-      : null,
+    repo: await podRepo(ctx, pod),
     branch: pod.branch,
-    deliver: { mode: config.deliver ?? 'branch', branch: config.deliver_branch ?? null },
+    deliver: podDeliver(config),
     credentials: JSON.parse(pod.credentials) as string[],
     agent_env: config.env ?? {},
     limits: config.limits ?? limitsRequest({}),

@@ -172,7 +172,7 @@ export class WebhookSender {
   private async pass(): Promise<number> {
     const now = this.ctx.now();
     const lease = Math.max(MIN_LEASE_MS, 2 * this.timeoutMs);
-    const due = await this.ctx.store.transaction((trx) => deliveries.claimDueDeliveries(trx, this.ctx.store.kind, now, this.options.batch ?? 20, now + lease));
+    const due = await this.ctx.store.transaction((trx) => deliveries.claimDueDeliveries(trx, now, this.options.batch ?? 20, now + lease));
     const outcomes = await Promise.allSettled(due.map((d) => this.attempt(d)));
     for (const outcome of outcomes) {
       // The row stays leased and is tried again when the lease ends.

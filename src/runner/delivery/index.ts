@@ -14,6 +14,8 @@ import { describeWork, pushWork, PushError, type Work } from './push.ts';
 
 export interface DeliveryRequest {
   podKey: string;
+  /** A persistent workspace's key: its runs deliver to one branch, drover/<this key> (by default). */
+  persistentKey?: string | null;
   repo: { url: string; token: string | null; defaultBranch: string };
   deliver: DeliverSpec;
   workspace: { path: string; home: string; readOnly: string[]; base: string; cache: string };
@@ -34,11 +36,15 @@ const EMPTY: Omit<DeliveryReport, 'status' | 'error'> = {
   patch: null,
 };
 
-/** The branch the work goes to: the one asked for, else the agent's own unless it is the base branch, else drover/<key>. */
-export function targetBranch(request: Pick<DeliveryRequest, 'podKey' | 'repo' | 'deliver'>, agentBranch: string | null): string {
+/**
+ * The branch the work goes to: the one asked for, else the agent's own unless it is the base
+ * branch, else drover/<pod key>, or for a persistent loop's runs drover/<persistent key> (one
+ * branch the runs add to; docs/agents.md "Getting the work back").
+ */
+export function targetBranch(request: Pick<DeliveryRequest, 'podKey' | 'persistentKey' | 'repo' | 'deliver'>, agentBranch: string | null): string {
   if (request.deliver.branch) return request.deliver.branch;
   if (agentBranch !== null && agentBranch !== request.repo.defaultBranch && branchNameProblem(agentBranch) === null) return agentBranch;
-  return `drover/${request.podKey}`;
+  return `drover/${request.persistentKey ?? request.podKey}`;
 }
 
 export async function deliverWork(request: DeliveryRequest): Promise<DeliveryReport> {
@@ -85,7 +91,7 @@ const DELIVERY_GIT_TIMEOUT_MS = 5 * 60_000;
  * `CONFIG deliver = none`, or when no workspace was ever made (nothing to deliver).
  */
 export async function deliverPod(
-  spec: { key: string; repo: { url: string; token: string | null; default_branch: string } | null; deliver?: DeliverSpec },
+  spec: { key: string; persistent_key?: string | null; repo: { url: string; token: string | null; default_branch: string } | null; deliver?: DeliverSpec },
   workspace: { path: string; home: string; readOnly: string[]; origin: { base: string; cache: string } | null } | null,
   options: { sandbox: Sandbox | null; outDir: string },
 ): Promise<DeliveryReport | null> {
@@ -93,6 +99,7 @@ export async function deliverPod(
   if (!spec.repo || deliver.mode === 'none' || !workspace?.origin) return null;
   const request = {
     podKey: spec.key,
+    persistentKey: spec.persistent_key ?? null,
     repo: { url: spec.repo.url, token: spec.repo.token, defaultBranch: spec.repo.default_branch },
     deliver,
     workspace: { path: workspace.path, home: workspace.home, readOnly: workspace.readOnly, ...workspace.origin },

@@ -4,7 +4,7 @@
  * URL with the repository's token. The token travels only in the environment of this git (an
  * `http.<url>.extraHeader`, ../workspace/git.ts), never on a command line, never in a sandbox.
  */
-import { MAX_DELIVERY_COMMITS, MAX_PATCH_BYTES, type DeliveryCommit } from '../../protocol/delivery.ts';
+import { MAX_DELIVERY_COMMITS, MAX_PATCH_CHARS, type DeliveryCommit } from '../../protocol/delivery.ts';
 import { scrub } from '../../git/scrub.ts';
 import { gitFailureReason, workspaceGitEnv } from '../workspace/git.ts';
 import { cacheGit, lastLine } from './capture.ts';
@@ -14,7 +14,7 @@ export interface Work {
   files_changed: number;
   insertions: number;
   deletions: number;
-  /** null when larger than the link can carry. */
+  /** null when larger than the runner keeps (MAX_PATCH_CHARS). */
   patch: string | null;
 }
 
@@ -40,7 +40,7 @@ export async function describeWork(at: CacheRef, base: string, head: string): Pr
   if (stat.code !== 0) throw new Error(`reading the diff stat failed: ${lastLine(stat)}`);
   const number = (re: RegExp): number => Number(re.exec(stat.stdout)?.[1] ?? 0);
   const patchRun = await cacheGit(at, ['format-patch', '--stdout', '--no-signature', ...PLAIN_DIFF, range]);
-  const patch = patchRun.code === 0 && Buffer.byteLength(patchRun.stdout, 'utf8') <= MAX_PATCH_BYTES ? patchRun.stdout : null;
+  const patch = patchRun.code === 0 && patchRun.stdout.length <= MAX_PATCH_CHARS ? patchRun.stdout : null;
   return {
     commits,
     files_changed: number(/(\d+) files? changed/),

@@ -54,7 +54,9 @@ export class ModelRelay {
     private readonly prices: PriceTable,
     private readonly hooks: RelayHooks,
   ) {
-    this.server = http.createServer({ noDelay: true }, (req, res) => void this.handle(req, res));
+    // Agents keep their connection to the relay while their tools run: idle ones are kept a minute
+    // (Node's default, 5 s, races with an agent's next call on the same connection).
+    this.server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000, headersTimeout: 70_000 }, (req, res) => void this.handle(req, res));
   }
 
   async listen(host = '127.0.0.1', port = 0): Promise<void> {
@@ -137,6 +139,7 @@ export class ModelRelay {
     res: http.ServerResponse,
     headers: http.OutgoingHttpHeaders,
     body: Buffer,
+    attempt = 1,
   ): void {
     const secure = target.protocol === 'https:';
     // Connect to the address that was checked, so a second DNS answer cannot swap in another one.
@@ -172,7 +175,16 @@ export class ModelRelay {
       // What a call cut short used is counted too (the provider bills it).
       answer.on('close', record);
     });
-    upstream.on('error', (error) => sendProviderError(res, provider, 502, `the Drover model relay could not reach ${target.origin}: ${error.message}`));
+    upstream.on('error', (error) => {
+      // A kept-alive connection that the upstream had closed is reset before any answer: the call
+      // is sent once more, on a new connection (Node's advice for reused sockets).
+      const reset = (error as NodeJS.ErrnoException).code === 'ECONNRESET';
+      if (reset && upstream.reusedSocket && attempt === 1 && !res.headersSent && !res.destroyed) {
+        this.forward(pod, provider, model, target, address, req, res, headers, body, attempt + 1);
+        return;
+      }
+      sendProviderError(res, provider, 502, `the Drover model relay could not reach ${target.origin}: ${error.message}`);
+    });
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });

@@ -139,7 +139,9 @@ export class UsageReader {
   private dispatch(): void {
     const text = this.data.join('\n');
     this.data = [];
-    if (text === '' || text === '[DONE]') return;
+    // Only events that carry usage are read (`usage`, Gemini's `usageMetadata`): the text deltas
+    // in between, most of a stream, pass without being parsed.
+    if (!text.includes('"usage')) return;
     this.parse(text);
   }
 

@@ -70,7 +70,10 @@ export function refUpdates(current: OriginRefs, refs: OriginRefs): string {
 }
 
 function configText(url: string, branch: string, identity: boolean): string {
-  let text = `[remote "origin"]\n\turl = ${quote(url)}\n\tfetch = ${FETCH_REFSPEC}\n`;
+  // The checkout is written here and read in the pod's sandbox, where its files show another
+  // device number: with the full stat check git would hash every file again at its first look
+  // (seconds in a large repository, the capture's included; docs/agents.md "Getting the work back").
+  let text = `[core]\n\tcheckStat = minimal\n[remote "origin"]\n\turl = ${quote(url)}\n\tfetch = ${FETCH_REFSPEC}\n`;
   text += `[branch ${quote(branch)}]\n\tremote = origin\n\tmerge = ${quote(`refs/heads/${branch}`)}\n`;
   if (identity) text += `[user]\n\tname = ${AGENT_IDENTITY.name}\n\temail = ${AGENT_IDENTITY.email}\n`;
   return text;

@@ -3,7 +3,7 @@ import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index
 import { followEvents } from '../../../client/sse.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, read, toInteger, type Command, type CommandContext, type Parsed } from '../framework.ts';
 import { pageNote, record, show, streamLine, table, when, type Column } from '../output.ts';
-import { Names, namesFor, pickedId } from '../names.ts';
+import { Names, actorName, namesFor, pickedId } from '../names.ts';
 import { RAW_TEXT_OPTION } from '../terminal.ts';
 
 type Message = Schemas['ChannelMessage'];
@@ -27,7 +27,14 @@ const showChannel =
   };
 
 /** One message; the lines of a multi-line message after the first are indented. */
-const line = (m: Message) => `#${m.id}  ${when(m.created_at)}  ${m.sender_type}${m.pod_key ? ` (${m.pod_key})` : ''}: ${m.content.replace(/\n/g, '\n    ')}\n`;
+const line = (m: Message) => `#${m.id}  ${when(m.created_at)}  ${sender(m)}: ${m.content.replace(/\n/g, '\n    ')}\n`;
+
+/** Who wrote a message: the person, the key's name, the agent's pod, or `system` (older messages: their sender type). */
+function sender(m: Pick<Message, 'sender_type' | 'pod_key'> & { sender?: Message['sender'] }): string {
+  if (!m.sender) return `${m.sender_type}${m.pod_key ? ` (${m.pod_key})` : ''}`;
+  if (m.sender.type === 'pod') return `agent (${String(m.sender.id)})`;
+  return actorName(m.sender) ?? m.sender_type;
+}
 
 const channelId = (p: Parsed) => toInteger('ID', p.positionals[0], 1);
 const idPath = (client: DroverClient, p: Parsed) => ({ ...client.path, id: channelId(p) });

@@ -19,7 +19,7 @@ export function summary(event: DroverEvent): string {
     case 'channel':
       return `${r.id} ${cell(r.name, 40)}`;
     case 'message':
-      return `channel ${r.channel_id} ${r.sender_type}: ${cell(r.content, 60)}`;
+      return `channel ${r.channel_id} ${(r.sender as { name?: string } | null)?.name ?? r.sender_type}: ${cell(r.content, 60)}`;
     case 'runner':
       return `${r.id} ${r.name} ${r.status}`;
     default:

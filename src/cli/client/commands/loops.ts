@@ -4,7 +4,7 @@ import { ORG_BASE, type Answer, type DroverClient, type Schemas, type paths } fr
 type CreateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops']['post']['requestBody']>['content']['application/json'];
 type UpdateBody = NonNullable<paths['/api/v1/ext/orgs/{org}/loops/{slug}']['put']['requestBody']>['content']['application/json'];
 import fs from 'node:fs';
-import { Names, namesFor } from '../names.ts';
+import { Names, actorName, actorText, namesFor } from '../names.ts';
 import { runIdByNumber } from '../run-numbers.ts';
 import { EXIT, UsageError, defined, pageOptions, pageQuery, pairs, read, type Command, type CommandContext, type OptionSpec, type Parsed } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
@@ -27,6 +27,7 @@ const runColumns: Column<Schemas['Run']>[] = [
   { header: '#', value: (r) => r.run_number },
   { header: 'STATUS', value: (r) => r.status },
   { header: 'TRIGGER', value: (r) => r.trigger_type },
+  { header: 'BY', value: (r) => actorName(r.triggered_by), max: 24 },
   { header: 'POD', value: (r) => r.pod_key },
   { header: 'STARTED', value: (r) => when(r.started_at) },
   { header: 'SECONDS', value: (r) => (r.duration_sec === null ? null : Math.round(r.duration_sec)) },
@@ -41,7 +42,7 @@ const showLoop = (names: Names) => (data: { loop: Schemas['Loop'] }) =>
   );
 /** Shows a loop answer, with the names its record needs. */
 const loopShown = async (ctx: CommandContext, answer: Answer<{ loop: Schemas['Loop'] }>) => show(ctx, answer, showLoop(await namesFor(ctx, 'repository', 'runner')));
-const showRun = (data: { run: Schemas['Run'] }) => record({ ...data.run, delivery: deliveryText(data.run.delivery) });
+const showRun = (data: { run: Schemas['Run'] }) => record({ ...data.run, triggered_by: actorText(data.run.triggered_by), delivery: deliveryText(data.run.delivery) });
 
 const fields: Record<string, OptionSpec> = {
   name: { type: 'string', value: 'NAME', description: 'name, 1–255 characters' },

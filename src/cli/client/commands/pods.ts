@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { POD_STATUSES } from '../../../protocol/enums.ts';
 import { ORG_BASE, type DroverClient, type Schemas } from '../../../client/index.ts';
 import { followOutput } from '../../../client/sse.ts';
-import { Names, namesFor, pickedId } from '../names.ts';
-import { EXIT, UsageError, defined, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
+import { Names, actorName, actorText, namesFor, pickedId } from '../names.ts';
+import { EXIT, UsageError, defined, isoTime, pageOptions, pageQuery, read, type Command, type CommandContext } from '../framework.ts';
 import { pageNote, record, show, table, when, type Column } from '../output.ts';
 import { RAW_TEXT_OPTION, podOutputPrinter, showPodOutput } from '../terminal.ts';
 import { followTranscript, podAgent, printTranscript, transcriptOptions, transcriptWanted } from '../transcript-view.ts';
@@ -15,6 +15,7 @@ export const podColumns = (names: Names): Column<Schemas['PodListItem'] | Schema
   { header: 'AGENT', value: (p) => p.agent_slug },
   { header: 'RUNNER', value: (p) => ('runner_id' in p ? names.name('runner', p.runner_id) : undefined) },
   { header: 'CREATED', value: (p) => when(p.created_at) },
+  { header: 'BY', value: (p) => ('created_by' in p ? actorName(p.created_by) : undefined), max: 24 },
   { header: 'PROMPT', value: (p) => p.prompt, max: 50 },
 ];
 
@@ -35,14 +36,20 @@ async function streamOutput(ctx: CommandContext, client: DroverClient, key: stri
   return null;
 }
 
-/** A pod as a record: its runner and repository by name (and id). */
+/** A pod as a record: its runner and repository by name (and id), who started it. */
 const showPod =
   (names: Names) =>
   ({ pod }: { pod: Schemas['Pod'] }) =>
-    record({ ...pod, runner_id: names.label('runner', pod.runner_id), repository_id: names.label('repository', pod.repository_id), delivery: deliveryText(pod.delivery) });
+    record({
+      ...pod,
+      runner_id: names.label('runner', pod.runner_id),
+      repository_id: names.label('repository', pod.repository_id),
+      created_by: actorText(pod.created_by),
+      delivery: deliveryText(pod.delivery),
+    });
 
-/** The agentfile for `pods run`: the file's directives, then the prompt as one JSON-quoted PROMPT line. */
-function agentfile(prompt: string | undefined, file: string | undefined): string | undefined {
+/** The agentfile for `pods run`: the file's directives, `REPO <id>` for --repository, then the prompt as one JSON-quoted PROMPT line. */
+function agentfile(prompt: string | undefined, file: string | undefined, repositoryId: number | undefined): string | undefined {
   const lines: string[] = [];
   if (file !== undefined) {
     try {
@@ -51,6 +58,7 @@ function agentfile(prompt: string | undefined, file: string | undefined): string
       throw new UsageError(`--agentfile: ${(error as Error).message}`);
     }
   }
+  if (repositoryId !== undefined) lines.push(`REPO ${repositoryId}`);
   if (prompt !== undefined) lines.push(`PROMPT ${JSON.stringify(prompt)}`);
   return lines.length > 0 ? lines.join('\n') : undefined;
 }
@@ -62,29 +70,30 @@ export const podCommands: Command[] = [
     options: {
       status: { type: 'string', value: 'STATUS', description: POD_STATUSES.join(', ') },
       ticket: { type: 'string', value: 'SLUG', description: "only this ticket's pods" },
-      repo: { type: 'string', value: 'ID', description: "only this repository's pods" },
+      repository: { type: 'string', value: 'NAME|ID', description: "only this repository's pods (name, owner/name or id)" },
       agent: { type: 'string', value: 'SLUG', description: 'only pods of this agent' },
-      runner: { type: 'string', value: 'ID', description: 'only pods on this runner' },
+      runner: { type: 'string', value: 'NAME|ID', description: 'only pods on this runner (name or id)' },
       since: { type: 'string', value: 'TIME', description: 'only pods created after this ISO 8601 time' },
       ...pageOptions('default 20, at most 100'),
     },
-    examples: ['drover pods list', 'drover pods list --status running', 'drover pods list --ticket ACME-12'],
+    examples: ['drover pods list', 'drover pods list --status running', 'drover pods list --ticket ACME-12', 'drover pods list --repository web --agent claude-code --runner build-1 --since 2026-11-27T08:00:00Z'],
     async run(ctx, p) {
       const client = ctx.client();
+      const names = new Names(client);
       const query = {
         ...pageQuery(p),
         ...defined({
           status: read.oneOf(p, 'status', POD_STATUSES),
           ticket_slug: read.string(p, 'ticket'),
-          repository_id: read.integer(p, 'repo', 1),
+          repository_id: await pickedId(names, p, 'repository', 'repository'),
           agent_slug: read.string(p, 'agent'),
-          runner_id: read.integer(p, 'runner', 1),
-          created_after: read.string(p, 'since'),
+          runner_id: await pickedId(names, p, 'runner', 'runner'),
+          created_after: isoTime(read.string(p, 'since'), 'since'),
         }),
       };
       const answer = await client.call(client.api.GET(`${ORG_BASE}/pods`, { params: { path: client.path, query } }));
-      const names = await namesFor(ctx, 'runner');
-      show(ctx, answer, (d) => table(d.pods, podColumns(names), 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
+      const shown = ctx.json ? names : await names.load('runner');
+      show(ctx, answer, (d) => table(d.pods, podColumns(shown), 'No pods.') + pageNote(d.pods.length, d.total, d.offset, 'pods'));
     },
   },
   {
@@ -109,6 +118,7 @@ export const podCommands: Command[] = [
       prompt: { type: 'string', value: 'TEXT', description: 'the prompt ("-" reads it from stdin)' },
       agentfile: { type: 'string', value: 'FILE', description: 'more agentfile directives (MODE, CONFIG, REPO, BRANCH, CREDENTIAL)' },
       runner: { type: 'string', value: 'NAME|ID', description: 'run on this runner' },
+      repository: { type: 'string', value: 'NAME|ID', description: 'work in this repository (name, owner/name or id): a REPO line' },
       ticket: { type: 'string', value: 'SLUG', description: 'link a ticket' },
       alias: { type: 'string', value: 'NAME', description: 'a display name' },
       follow: { type: 'boolean', short: 'f', description: 'stream the output; exit with the agent\'s exit code' },
@@ -128,12 +138,13 @@ export const podCommands: Command[] = [
       const labels = read.string(p, 'labels')?.split(',').map((l) => l.trim()).filter(Boolean);
       let prompt = read.string(p, 'prompt');
       if (prompt === '-') prompt = await ctx.readStdin();
+      const names = new Names(client);
       const body = defined({
         agent_slug: agent,
         preset,
         runner_labels: labels,
-        agentfile_layer: agentfile(prompt, read.string(p, 'agentfile')),
-        runner_id: await pickedId(new Names(client), p, 'runner', 'runner'),
+        agentfile_layer: agentfile(prompt, read.string(p, 'agentfile'), await pickedId(names, p, 'repository', 'repository')),
+        runner_id: await pickedId(names, p, 'runner', 'runner'),
         ticket_slug: read.string(p, 'ticket'),
         alias: read.string(p, 'alias'),
       });

@@ -1,22 +1,33 @@
 import { ORG_BASE, type Schemas } from '../../../client/index.ts';
 import { TICKET_PRIORITIES, TICKET_STATUSES, TICKET_TYPES } from '../../../protocol/enums.ts';
-import { Names, namesFor, pickedId } from '../names.ts';
+import { Names, actorText, namesFor, pickedId, pickedIdOrNone } from '../names.ts';
 import { UsageError, defined, pageOptions, pageQuery, read, type Command } from '../framework.ts';
 import { pageNote, record, show, table, type Column } from '../output.ts';
 
 
-const columns: Column<Schemas['TicketListItem']>[] = [
+const columns = (names: Names): Column<Schemas['TicketListItem']>[] => [
   { header: 'SLUG', value: (t) => t.slug },
   { header: 'TYPE', value: (t) => t.type },
   { header: 'STATUS', value: (t) => t.status },
   { header: 'PRIORITY', value: (t) => t.priority },
-  { header: 'ASSIGNEE', value: (t) => t.assignee_id },
+  { header: 'ASSIGNEE', value: (t) => names.name('user', t.assignee_id), max: 20 },
   { header: 'LABELS', value: (t) => t.labels, max: 30 },
   { header: 'TITLE', value: (t) => t.title, max: 60 },
 ];
 
-/** A ticket as a record: its repository by name (and id). */
-const ticketRecord = (names: Names) => (data: { ticket: Schemas['Ticket'] }) => record({ ...data.ticket, repository_id: names.label('repository', data.ticket.repository_id) });
+/** A ticket as a record: its assignee and repository by name (and id), who created and last changed it. */
+const ticketRecord = (names: Names) => (data: { ticket: Schemas['Ticket'] }) => {
+  const t = data.ticket;
+  return record({
+    ...t,
+    assignee_id: names.label('user', t.assignee_id),
+    repository_id: names.label('repository', t.repository_id),
+    created_by: actorText(t.created_by),
+    updated_by: actorText(t.updated_by),
+  });
+};
+/** The names a ticket record shows. */
+const TICKET_NAMES = ['repository', 'user'] as const;
 const message = (data: { message: string }) => `${data.message}\n`;
 
 const fieldOptions = {
@@ -25,7 +36,7 @@ const fieldOptions = {
   description: { type: 'string', value: 'TEXT', description: 'description' },
   priority: { type: 'string', value: 'PRIORITY', description: TICKET_PRIORITIES.join(', ') },
   status: { type: 'string', value: 'STATUS', description: TICKET_STATUSES.join(', ') },
-  assignee: { type: 'string', value: 'USER_ID', description: 'assignee (a user id)' },
+  assignee: { type: 'string', value: 'USER', description: 'assignee: a person of the organization, by name or id (drover users list)' },
   label: { type: 'string', multiple: true, value: 'LABEL', description: 'a label' },
   parent: { type: 'string', value: 'SLUG', description: 'parent ticket' },
 } as const;
@@ -40,24 +51,26 @@ export const ticketCommands: Command[] = [
       status: { type: 'string', value: 'STATUS', description: TICKET_STATUSES.join(', ') },
       type: { type: 'string', value: 'TYPE', description: TICKET_TYPES.join(', ') },
       label: { type: 'string', multiple: true, value: 'LABEL', description: 'only tickets with this label' },
-      assignee: { type: 'string', value: 'USER_ID', description: 'only tickets assigned to this user' },
+      assignee: { type: 'string', value: 'USER', description: 'only tickets assigned to this person (name or id)' },
       repository: { ...repositoryOption, description: 'only tickets of this repository (name or id)' },
       ...pageOptions('default 20, at most 100'),
     },
     examples: ['drover tickets list', 'drover tickets list --status todo --label api --limit 50'],
     async run(ctx, p) {
       const client = ctx.client();
+      const names = new Names(client);
       const labels = read.strings(p, 'label');
       const query = defined({
         status: read.oneOf(p, 'status', TICKET_STATUSES),
         type: read.oneOf(p, 'type', TICKET_TYPES),
         labels: labels.length > 0 ? labels.join(',') : undefined,
-        assignee_id: read.integer(p, 'assignee', 1),
-        repository_id: await pickedId(new Names(client), p, 'repository', 'repository'),
+        assignee_id: await pickedId(names, p, 'user', 'assignee'),
+        repository_id: await pickedId(names, p, 'repository', 'repository'),
         ...pageQuery(p),
       });
       const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets`, { params: { path: client.path, query } }));
-      show(ctx, answer, (d) => table(d.tickets, columns, 'No tickets.') + pageNote(d.tickets.length, d.total, d.offset, 'tickets'));
+      const shown = ctx.json ? names : await names.load('user');
+      show(ctx, answer, (d) => table(d.tickets, columns(shown), 'No tickets.') + pageNote(d.tickets.length, d.total, d.offset, 'tickets'));
     },
   },
   {
@@ -68,7 +81,7 @@ export const ticketCommands: Command[] = [
     async run(ctx, p) {
       const client = ctx.client();
       const answer = await client.call(client.api.GET(`${ORG_BASE}/tickets/{slug}`, { params: { path: { ...client.path, slug: p.positionals[0] } } }));
-      show(ctx, answer, ticketRecord(await namesFor(ctx, 'repository')));
+      show(ctx, answer, ticketRecord(await namesFor(ctx, ...TICKET_NAMES)));
     },
   },
   {
@@ -90,13 +103,13 @@ export const ticketCommands: Command[] = [
         description: read.string(p, 'description'),
         priority: read.oneOf(p, 'priority', TICKET_PRIORITIES),
         status: read.oneOf(p, 'status', TICKET_STATUSES),
-        assignee_id: read.integer(p, 'assignee', 1),
+        assignee_id: await pickedId(names, p, 'user', 'assignee'),
         labels: labels.length > 0 ? labels : undefined,
         parent_slug: read.string(p, 'parent'),
         repository_id: await pickedId(names, p, 'repository', 'repository'),
       });
       const created = await client.call(client.api.POST(`${ORG_BASE}/tickets`, { params: { path: client.path }, body }));
-      show(ctx, created, ticketRecord(ctx.json ? names : await names.load('repository')));
+      show(ctx, created, ticketRecord(ctx.json ? names : await names.load(...TICKET_NAMES)));
     },
   },
   {
@@ -105,9 +118,10 @@ export const ticketCommands: Command[] = [
     args: ['SLUG'],
     options: { ...fieldOptions, 'clear-labels': { type: 'boolean', description: 'remove every label' } },
     notes: ['--label replaces all labels. --assignee none, --parent none and --description none clear the field.'],
-    examples: ['drover tickets update ACME-12 --priority urgent --assignee 3', 'drover tickets update ACME-12 --label api --label backend --parent none'],
+    examples: ['drover tickets update ACME-12 --priority urgent --assignee Ann', 'drover tickets update ACME-12 --label api --label backend --parent none'],
     async run(ctx, p) {
       const client = ctx.client();
+      const names = new Names(client);
       const labels = read.strings(p, 'label');
       const body = defined({
         title: read.string(p, 'title'),
@@ -115,13 +129,13 @@ export const ticketCommands: Command[] = [
         description: read.stringOrNone(p, 'description'),
         priority: read.oneOf(p, 'priority', TICKET_PRIORITIES),
         status: read.oneOf(p, 'status', TICKET_STATUSES),
-        assignee_id: read.integerOrNone(p, 'assignee'),
+        assignee_id: await pickedIdOrNone(names, p, 'user', 'assignee'),
         labels: read.flag(p, 'clear-labels') ? [] : labels.length > 0 ? labels : undefined,
         parent_slug: read.stringOrNone(p, 'parent'),
       });
       const path = { ...client.path, slug: p.positionals[0] };
       const updated = await client.call(client.api.PUT(`${ORG_BASE}/tickets/{slug}`, { params: { path }, body }));
-      show(ctx, updated, ticketRecord(await namesFor(ctx, 'repository')));
+      show(ctx, updated, ticketRecord(ctx.json ? names : await names.load(...TICKET_NAMES)));
     },
   },
   {
