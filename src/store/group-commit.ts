@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 
@@ -34,7 +35,11 @@ export class GroupCommit {
 
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // The work runs later, from the flush of whichever caller started the group: bound to its own
+      // caller's async context, it still sees that caller's context (who is acting, for the actor
+      // columns and events: docs/api.md, "Actors and activity"), not another request's.
+      const own = AsyncResource.bind(work);
+      this.queue.push({ work: own, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }

@@ -12,6 +12,7 @@
  * while a group runs run in a later group. Finally 200 tickets created at once through
  * `createTicket` get the numbers 1..200.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -84,6 +85,21 @@ describe.each(DATABASES)('Store.transaction on %s', (kind) => {
     await withPeer(database, async (peer) => {
       expect(await itemLabels(peer.db)).toEqual(range(20).map((i) => `item-${String(i).padStart(2, '0')}`));
     });
+  });
+
+  it("each transaction's work runs in its own caller's async context (who acts), even when it shares a commit with others", async () => {
+    const acting = new AsyncLocalStorage<string>();
+    const seen = await Promise.all(
+      range(10).map((i) =>
+        acting.run(`caller-${i}`, () =>
+          store.transaction(async (trx) => {
+            await insertItem(trx, `item-${i}`);
+            return acting.getStore();
+          }),
+        ),
+      ),
+    );
+    expect(seen).toEqual(range(10).map((i) => `caller-${i}`));
   });
 
   it('a transaction whose work throws rejects with that error and loses its writes; the others started with it are kept', async () => {
