@@ -1,5 +1,5 @@
 /**
- * What an agent in autopilot is told (docs/api.md "Autopilot", docs/agents.md "Autopilot"): every wording of
+ * What an agent in autopilot is told (docs/agents.md "Autopilot"): every wording of
  * it is here. The ways to report are entries of `REPORT_WAYS`, chosen by the caller: the status
  * file always, and the `drover` MCP server's `report_status` tool (docs/mcp.md) for agents that
  * have that server (the runner's supervisor decides).

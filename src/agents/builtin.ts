@@ -38,7 +38,7 @@ export interface BuiltinAgent {
   readonly slug: BuiltinAgentSlug;
   /** Human name. */
   readonly name: string;
-  /** The program looked up on PATH (docs/api.md "Built-in agents"). */
+  /** The program looked up on PATH (docs/agents.md "The built-in agents"). */
   readonly program: string;
   readonly supports: BuiltinAgentSupport;
   /** The permission mode used when the task has none; `null` if the agent has no such notion. */

@@ -1,6 +1,6 @@
 /**
- * The environment of an agent process (docs/api.md "Agent environment", "Autopilot",
- * `CREDENTIAL`; docs/agents.md `ENV`): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the
+ * The environment of an agent process (docs/runners.md "Environment";
+ * docs/agents.md "Giving an agent its model", "Autopilot"): the DROVER_* variables of the pod, PATH/HOME/LANG/TERM from the
  * runner, the pod's `ENV` variables, and its named credentials from the runner's configured
  * credentials. Nothing else of the runner's
  * own environment leaks in — the result is built from an empty object, never by copying and
@@ -14,7 +14,7 @@ export interface DroverAgentContext {
   /** The organization's slug. */
   org: string;
   podKey: string;
-  /** The pod's token (the scopes of docs/mcp.md, `POD_TOKEN_SCOPES`), valid while the pod is active. */
+  /** The pod's token (`POD_TOKEN_SCOPES`, docs/mcp.md "The tools"), valid while the pod is active. */
   podToken: string;
   workspace: string;
   channelId?: number | null;
@@ -64,7 +64,7 @@ export const MAX_ENV_NAME_LENGTH = 128;
 export const RESERVED_ENV_NAMES = ['PATH', 'HOME'] as const;
 
 /**
- * Names the dynamic loader and the C library read at a program's start (docs/runners.md, "The
+ * Names the dynamic loader and the C library read at a program's start (docs/runners.md "The
  * walls"): such a variable makes any program that starts load or read what the pod chose. Agents
  * get their variables only inside the sandbox, but a pod has no use for them that outweighs the
  * risk of one reaching a process outside it, so ENV and CREDENTIAL refuse them.

@@ -1,6 +1,6 @@
 /**
- * Types of the runner-side agent layer (docs/api.md "Built-in agents", "Agent environment",
- * "Autopilot"; docs/api.md `POST /orgs/{org}/agents`). Everything in `src/agents/` is pure (or, for
+ * Types of the runner-side agent layer (docs/agents.md "The built-in agents",
+ * "Autopilot"; docs/runners.md "Environment"; docs/api.md "Administration"). Everything in `src/agents/` is pure (or, for
  * `detect.ts`, only reads the file system): it decides *what* to run; the runner's process
  * supervisor runs it.
  */

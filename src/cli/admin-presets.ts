@@ -12,7 +12,7 @@ function layer(f: Flags): string | undefined {
   return str(f.layer);
 }
 
-/** `drover admin presets …` (docs/api.md, "Presets"): the shape of the other admin commands (cli/admin.ts). */
+/** `drover admin presets …` (docs/api.md "Presets"): the shape of the other admin commands (cli/admin.ts). */
 export const PRESET_COMMANDS = {
   'presets create': {
     summary: 'create a preset: an agent and agentfile lines (ENV, CREDENTIAL, CONFIG, ALLOW) pods and loops name with --preset',

@@ -51,7 +51,7 @@ function sandboxMode(raw: string | undefined): SandboxMode {
   return value as SandboxMode;
 }
 
-/** The operator's model prices (docs/agents.md "Prices"); a bad file stops the runner at start. */
+/** The operator's model prices (docs/agents.md "The model relay"); a bad file stops the runner at start. */
 function priceFile(file: string | undefined) {
   if (!file) return {};
   try {

@@ -5,7 +5,7 @@ import { ACTOR_TYPES, type ActorType } from '../protocol/enums.ts';
 export { ACTOR_TYPES, type ActorType };
 
 /**
- * Who made a change (docs/api.md, "Actors and activity"; it lives with the event log, which records it on every event): a person (through a key of theirs), a key
+ * Who made a change (docs/api.md "Actors and activity"; it lives with the event log, which records it on every event): a person (through a key of theirs), a key
  * of no one, a pod (its token, or a pod it spawned), a loop (its schedule), the admin token, or the
  * server itself (timeouts, runner reports, retention). `id` is the user's or key's integer id, the
  * pod's key or the loop's slug; null for admin and system. `name` is as it was at the time.

@@ -36,7 +36,7 @@ export const SENDER_TYPES = ['api', 'user', 'agent', 'system'] as const;
 export type SenderType = (typeof SENDER_TYPES)[number];
 
 /**
- * Who made a change (docs/api.md, "Actors and activity"): a person (through a key of theirs), a key
+ * Who made a change (docs/api.md "Actors and activity"): a person (through a key of theirs), a key
  * of no one, a pod, a loop (its schedule), the admin token, the server itself.
  */
 export const ACTOR_TYPES = ['user', 'api_key', 'pod', 'loop', 'admin', 'system'] as const;

@@ -8,7 +8,7 @@
 // meanwhile. Forked from this ~40 MB process, which loads nothing but Node's own modules, a start
 // costs a fraction of that and never stalls the runner's socket or the API.
 //
-// It also applies the output quota at the source (docs/decisions.md, pod_output_bytes_per_sec): what an
+// It also applies the output quota at the source (`pod_output_bytes_per_sec`, docs/decisions.md "Quotas"): what an
 // agent prints over it is read and dropped here, before it costs the runner or the server anything.
 //
 // Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin, fd3}, {t: 'limit', bytesPerSec} (0: none)

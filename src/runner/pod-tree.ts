@@ -1,7 +1,7 @@
 /**
  * Files in a pod's own tree (its HOME, its autopilot state directory), which the pod's agent can
  * write and so can fill with symbolic links, FIFOs and devices. The runner reads and writes them
- * without trusting any of it (docs/runners.md, "What the runner touches in a pod"):
+ * without trusting any of it (docs/runners.md "What the runner touches in a pod"):
  *
  * - every path component is opened relative to the directory opened before it, never following a
  *   link: an openat() walk, done through /proc/self/fd/<dir>/<name> (Node has no openat; opening

@@ -11,7 +11,7 @@ export class RunningPod {
   state: PodReport['state'] = 'preparing';
   process: GroupProcess | null = null;
   stopReason: 'terminated' | 'timeout' | null = null;
-  /** Over a limit (docs/runners.md, "Limits"): the pod ends `failed` with this message. */
+  /** Over a limit (docs/runners.md "Limits"): the pod ends `failed` with this message. */
   failure: string | null = null;
   walls: PodWalls | null = null;
   /** Its network walls (docs/runners.md "Network"); null without a sandbox. */

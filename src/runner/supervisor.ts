@@ -40,7 +40,7 @@ export interface SupervisorOptions {
   sandbox?: Sandbox;
   /** The pods' network walls (docs/runners.md "Network"); only with the bwrap sandbox. */
   network?: RunnerNetworkOptions | null;
-  /** The machine's control groups and the operator's pod limits (docs/runners.md, "Limits"). */
+  /** The machine's control groups and the operator's pod limits (docs/runners.md "Limits"). */
   cgroups: Cgroups;
   podLimits: PodLimits;
   hooks: SupervisorHooks;

@@ -113,7 +113,7 @@ export class LocalRunner {
     // The local runner's own operator list (docs/runners.md "Network"), not a remote runner's.
     if (env.DROVER_LOCAL_RUNNER_ALLOW_HOSTS) env.DROVER_RUNNER_ALLOW_HOSTS = env.DROVER_LOCAL_RUNNER_ALLOW_HOSTS;
     else delete env.DROVER_RUNNER_ALLOW_HOSTS;
-    // The local runner's pod limits (docs/runners.md, "Limits") are its own settings.
+    // The local runner's pod limits (docs/runners.md "Limits") are its own settings.
     for (const limit of ['MEMORY_MB', 'PIDS', 'CPUS', 'DISK_MB']) {
       const value = env[`DROVER_LOCAL_RUNNER_POD_${limit}`];
       if (value !== undefined) env[`DROVER_RUNNER_POD_${limit}`] = value;

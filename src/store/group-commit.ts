@@ -37,7 +37,7 @@ export class GroupCommit {
     return new Promise<T>((resolve, reject) => {
       // The work runs later, from the flush of whichever caller started the group: bound to its own
       // caller's async context, it still sees that caller's context (who is acting, for the actor
-      // columns and events: docs/api.md, "Actors and activity"), not another request's.
+      // columns and events: docs/api.md "Actors and activity"), not another request's.
       const own = AsyncResource.bind(work);
       this.queue.push({ work: own, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './db.ts';
 
-/** How much of a pod's output is kept: its last 1 MiB (docs/api.md, Output). */
+/** How much of a pod's output is kept: its last 1 MiB (docs/api.md "Pods"). */
 export const OUTPUT_KEEP_BYTES = 1024 * 1024;
 
 /**

@@ -2,7 +2,7 @@ import { dialectOf, type Executor } from './db.ts';
 import type { PodRow } from './schema-runners.ts';
 
 /**
- * Queued pods (docs/agents.md "Waiting for a runner"): pods with status `queued` and no runner yet.
+ * Queued pods (docs/decisions.md "Runners and pods"): pods with status `queued` and no runner yet.
  * Their order is first in, first out per organization: by `created_at`, then `id` (the exact
  * reverse of the order of pod lists, so a page of a list holds a contiguous stretch of the queue).
  */

@@ -1,7 +1,7 @@
 /**
  * The API's shapes as the dashboard reads them, taken from the client generated from the OpenAPI
  * document (src/client/schema.ts, `npm run openapi`), so the dashboard's types cannot drift from
- * what the server answers (docs/dashboard.md, "How the assets are built and served").
+ * what the server answers (docs/dashboard.md "How the assets are built and served").
  */
 import type { components } from '../../src/client/schema.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Names instead of ids (docs/dashboard.md, "Names, not ids"): the org's people (`GET /users`),
+ * Names instead of ids (docs/dashboard.md "Names, not ids"): the org's people (`GET /users`),
  * runners and repositories, read once per sign-in and shared by every view. A list the server does
  * not have (yet) or the key may not read is simply empty: the views then show the id.
  */

@@ -1,6 +1,6 @@
 /**
  * A pod's transcript (`GET /pods/:key/transcript`, docs/transcripts.md), read from its end and kept
- * up to date while the pod runs (docs/dashboard.md, "What a pod did"): the first read asks for the
+ * up to date while the pod runs (docs/dashboard.md "What a pod did"): the first read asks for the
  * newest entries only (`newest=true`), so a long transcript costs what is shown; earlier entries are
  * read on demand (`before`). The pod's output stream, opened at the end of what was read, is the
  * signal that more entries may be there (no polling); each signal reads what follows the last

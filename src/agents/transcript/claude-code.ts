@@ -1,5 +1,5 @@
 /**
- * Claude Code `-p --output-format stream-json --verbose` (docs/transcripts.md, "Claude Code"): one
+ * Claude Code `-p --output-format stream-json --verbose` (docs/transcripts.md "Claude Code"): one
  * event a line. `assistant` messages hold text, thinking and `tool_use` blocks; `user` messages hold
  * the `tool_result` blocks (paired by `tool_use_id`); `system` events say the session started, an
  * API call is retried, the conversation is compacted; `result` ends the run. An API error comes as

@@ -1,5 +1,5 @@
 /**
- * Codex `exec --json` (docs/transcripts.md, "Codex"): `item.started` / `item.completed` events whose
+ * Codex `exec --json` (docs/transcripts.md "Codex"): `item.started` / `item.completed` events whose
  * `item` is an `agent_message`, `reasoning`, `command_execution` (its `command` as Codex runs it,
  * `/bin/bash -lc '<command>'`, its `aggregated_output` and `exit_code`), `file_change` (the paths
  * and kinds of change, not the content), `mcp_tool_call`, `web_search`, `todo_list` or `error`;

@@ -1,5 +1,5 @@
 /**
- * What a file tool call changes, from its arguments, for the agents' file tools (docs/transcripts.md,
+ * What a file tool call changes, from its arguments, for the agents' file tools (docs/transcripts.md
  * "File edits"): Claude Code `Write`/`Edit`/`MultiEdit`, Gemini CLI `write_file`/`replace`,
  * OpenCode `write`/`edit`/`patch`, and the `apply_patch` format Codex (and OpenCode for GPT models)
  * writes patches in. Codex's own `file_change` events name files only (codex.ts).

@@ -1,5 +1,5 @@
 /**
- * Gemini CLI `--output-format stream-json` (docs/transcripts.md, "Gemini CLI"): `init` (session,
+ * Gemini CLI `--output-format stream-json` (docs/transcripts.md "Gemini CLI"): `init` (session,
  * model), `message` (the user's prompt; the assistant's text, streamed in `delta` pieces that make
  * one entry), `tool_use` (`tool_name`, `tool_id`, `parameters`), `tool_result` (`tool_id`,
  * `status` success|error, `output`, `error`), `error` (`severity` warning|error) and `result`

@@ -1,6 +1,6 @@
 /**
- * The reading shared by the agents that print one JSON event a line (docs/transcripts.md, "What is
- * kept"): each line that is a JSON object goes to the format's handler; any other line (a CLI's
+ * The reading shared by the agents that print one JSON event a line (docs/transcripts.md "How
+ * the output is read"): each line that is a JSON object goes to the format's handler; any other line (a CLI's
  * warnings on stderr, Drover's own `[drover] …` notes) becomes a `status` entry of its text; a
  * line that starts like JSON but does not parse (cut off by a kill, or by stderr text written into
  * it) is never shown raw, only counted; blank lines are dropped.

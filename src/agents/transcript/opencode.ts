@@ -1,5 +1,5 @@
 /**
- * OpenCode `run --format json` (docs/transcripts.md, "OpenCode"): every event has a `part`. `text`
+ * OpenCode `run --format json` (docs/transcripts.md "OpenCode"): every event has a `part`. `text`
  * (the assistant's text; `synthetic` ones are OpenCode's own notes), `reasoning`, `tool_use` (a
  * tool part whose `state` holds `input`, and once done `output` or `error`, and for `bash` the
  * exit code in `metadata.exit`: call and result come in one event) and `error` (`error.name`,

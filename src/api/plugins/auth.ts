@@ -32,7 +32,7 @@ export function presentedKey(request: FastifyRequest): string | null {
 }
 
 /**
- * The order of checks of docs/api.md, for every route under /orgs/{org}:
+ * The order of checks (docs/api.md "Authentication") for every route under /orgs/{org}:
  * 401 (no, unknown, expired or revoked key) → 429 → 404 (unknown or foreign org) → 403 (scope).
  * A key refused from a client address over its limit of failed authentications is 429 rather than
  * 401; a key that verifies is never refused for its address.
@@ -48,7 +48,7 @@ export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Aut
     if (limited) await limited;
     const { org } = request.params as { org?: string };
     // The key is valid, so saying it belongs elsewhere tells nothing new; which organization it
-    // belongs to, or whether the named one exists, stays unsaid (docs/api.md, Errors).
+    // belongs to, or whether the named one exists, stays unsaid (docs/api.md "Authentication").
     if (principal.org.slug !== org) throw new AppError('NOT_FOUND', 'organization not found: this API key belongs to another organization');
     if (request.routeOptions.config.anyCredential) return;
     const anyScope = request.routeOptions.config.anyScope;

@@ -59,7 +59,7 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
  * Only a fault of the server (INTERNAL: an unexpected error) is an error-level line, with its stack.
  * Any other 5xx is an answer the server chose (no runner offers the agent, a Git provider failed,
  * shutting down): one warn line with its code and no stack. A 4xx is the client's doing: the
- * request line (info) says it. See docs/decisions.md, "Log levels".
+ * request line (info) says it. See docs/decisions.md "Operations" (log levels).
  */
 function logFailure(request: FastifyRequest, error: Error, answer: AppError): void {
   if (answer.code === 'INTERNAL') request.log.error({ err: error, reqId: request.id }, 'request failed');

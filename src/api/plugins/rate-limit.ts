@@ -20,7 +20,7 @@ export interface RateLimitSettings {
   flushIntervalMs?: number;
 }
 
-/** The three limits of docs/decisions.md, each one limit across replicas on PostgreSQL. */
+/** The three limits (docs/api.md "Rate limits"), each one limit across replicas on PostgreSQL. */
 export interface RateLimits {
   /** After authentication: 429 once the key has used its minute (nothing to wait for when the limit is off). */
   perKey(request: FastifyRequest, keyId: number): Promise<void> | undefined;
@@ -112,7 +112,7 @@ export async function registerRateLimits(app: FastifyInstance, store: Store, set
 /**
  * Runs `authenticate`. A credential that verifies is let through whatever else came from its
  * address: a pod (or anyone) sharing the address cannot lock other clients out by failing
- * (docs/api.md, "Rate limits"). One it refuses (401 INVALID_API_KEY) is 429 while the address is
+ * (docs/api.md "Rate limits"). One it refuses (401 INVALID_API_KEY) is 429 while the address is
  * over its failure limit, and otherwise counts as a failure of the address. A missing credential
  * costs no lookup and is not counted.
  */

@@ -13,7 +13,7 @@ import { chosenTypes } from './events.ts';
 
 const READ_SCOPES = [...new Set(Object.values(EVENT_SCOPES))] as Scope[];
 
-/** GET /activity, and the lists pickers need: GET /users, GET /presets (docs/api.md, "Actors and activity"). */
+/** GET /activity, and the lists pickers need: GET /users, GET /presets (docs/api.md "Actors and activity"). */
 export const activityRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function activity(app) {
     app.get(

@@ -10,7 +10,7 @@ const tags = ['Administration'];
 const security = [{ adminToken: [] }];
 const PresetParams = Type.Object({ ...AdminOrgParams.properties, name: PresetName });
 
-/** Presets: a named agent plus agentfile lines a team shares (docs/api.md, "Presets"). */
+/** Presets: a named agent plus agentfile lines a team shares (docs/api.md "Presets"). */
 export const adminPresetRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function adminPresets(app) {
     app.post(

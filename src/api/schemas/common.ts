@@ -126,7 +126,7 @@ export const isTrue = (value: string | undefined): boolean => value === 'true' |
 export const iso = (ms: number): string => new Date(ms).toISOString();
 export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
-/** Who made a change (docs/api.md, "Actors and activity"). */
+/** Who made a change (docs/api.md "Actors and activity"). */
 export const Actor = Type.Object(
   {
     type: Type.Enum(ACTOR_TYPES, {

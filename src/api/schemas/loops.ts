@@ -230,7 +230,7 @@ export const Run = Type.Object(
 export const LoopParams = Type.Object({ ...OrgParams.properties, slug: Text({ minLength: 1, maxLength: 63 }) });
 export const RunParams = Type.Object({ ...LoopParams.properties, run_id: Id });
 export const ListLoopsQuery = Type.Object(
-  // No defaults here: without limit and offset the list holds every loop (docs/api.md, List); a
+  // No defaults here: without limit and offset the list holds every loop (docs/api.md "Paging"); a
   // default would be filled in by the validator and cut the list at 100.
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, description: 'no default (all loops); values above 100 are clamped' })),

@@ -1,5 +1,5 @@
 /**
- * People, runners and repositories by name (docs/cli.md, "Names, not ids"): options that pick one
+ * People, runners and repositories by name (docs/cli.md "Names, not ids"): options that pick one
  * take its name or its id, and tables and records show names where the API answers ids. The lists
  * are read once per command, and only when needed; a key that may not read them gets the ids.
  */
@@ -95,7 +95,7 @@ export async function namesFor(ctx: CommandContext, ...kinds: NameKind[]): Promi
   return ctx.json ? names : names.load(...kinds);
 }
 
-/** An actor (docs/api.md, "Actors and activity"): who made a change, as the API records it. */
+/** An actor (docs/api.md "Actors and activity"): who made a change, as the API records it. */
 type Actor = NonNullable<Schemas['Ticket']['created_by']>;
 
 /** Who, in a table cell: the person's name, `key NAME`, the pod's key, `loop SLUG`, `admin`, `system`. */

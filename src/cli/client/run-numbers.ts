@@ -1,7 +1,7 @@
 /**
  * The CLI addresses a loop's runs by their number, as they are titled everywhere (`#` in
  * `drover loops runs`, "Run #3" in the dashboard); the API addresses them by id. This finds the id
- * of run number N (docs/cli.md, Loops).
+ * of run number N (docs/cli.md "Loops").
  */
 import { ApiError, ORG_BASE, type DroverClient } from '../../client/index.ts';
 import { toInteger } from './framework.ts';

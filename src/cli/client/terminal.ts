@@ -5,7 +5,7 @@ import type { CommandContext, OptionSpec } from './framework.ts';
  * Pod output is written by an agent, and whatever it read may have told it what to write: printed
  * as is, its escape sequences would drive the operator's terminal (retitle it, rewrite what is on
  * screen, hide lines, set the clipboard, or worse on some terminals). The CLI prints pod output
- * through these filters unless `--raw` (docs/cli.md, "Pods").
+ * through these filters unless `--raw` (docs/cli.md "Pods").
  */
 
 const ESC = 0x1b;

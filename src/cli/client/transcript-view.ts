@@ -1,5 +1,5 @@
 /**
- * A pod's transcript on a terminal (docs/cli.md, "Pods"; docs/transcripts.md): the agent's text as
+ * A pod's transcript on a terminal (docs/cli.md "Pods"; docs/transcripts.md): the agent's text as
  * it wrote it, `$ command` and its output folded, file edits as a short diff, errors marked. Text
  * that comes from the agent is stripped of terminal control sequences first: an agent must not be
  * able to move the cursor, retitle the terminal or hide lines in it.

@@ -29,7 +29,7 @@ function time(raw: string | undefined, field: string): number | undefined {
 }
 
 /**
- * GET /activity (docs/api.md, "Actors and activity"): the event log as JSON pages, newest first.
+ * GET /activity (docs/api.md "Actors and activity"): the event log as JSON pages, newest first.
  * The cursor is the id of the last event of the previous page: stable while new events arrive.
  */
 export async function readActivity(ctx: DomainContext, orgId: number, query: ActivityQuery): Promise<{ events: ActivityEntry[]; next_cursor: string | null }> {

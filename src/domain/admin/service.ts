@@ -144,7 +144,7 @@ export async function deleteUser(ctx: DomainContext, orgSlug: string, id: number
   return ctx.store.transaction(async (trx) => {
     if (!(await users.findUser(trx, org.id, id))) throw notFound('user');
     const unassigned = await unassignUser(trx, org.id, id, ctx.now());
-    // A person who is gone no longer acts: their keys stop working with them (docs/api.md, "Keys belong to people").
+    // A person who is gone no longer acts: their keys stop working with them (docs/api.md "Actors and activity").
     const revoked = await apiKeys.revokeUserApiKeys(trx, org.id, id, ctx.now());
     await users.deleteUser(trx, org.id, id);
     await recordTicketsUpdated(ctx, trx, org.id, unassigned);

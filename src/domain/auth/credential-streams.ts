@@ -5,7 +5,7 @@ import type { DomainContext } from '../context.ts';
 import { ACTIVE_POD_STATUSES } from '../../protocol/enums.ts';
 import type { Principal } from './authenticate.ts';
 
-/** Concurrent streams allowed on one replica (0: no cap). See docs/api.md, "Stream caps". */
+/** Concurrent streams allowed on one replica (0: no cap). See docs/api.md "Stream caps". */
 export interface StreamCaps {
   /** Per API key or pod token (DROVER_MAX_STREAMS_PER_KEY). */
   perCredential: number;
@@ -17,7 +17,7 @@ export const DEFAULT_STREAM_CAPS: StreamCaps = { perCredential: 20, perOrg: 500 
 
 /**
  * How often a replica checks that the credentials of its open streams still work. With the time a
- * check takes, a stream ends within 5 s of its credential (docs/events.md, "Streams end with
+ * check takes, a stream ends within 5 s of its credential (docs/events.md "Streams end with
  * their credential").
  */
 export const CREDENTIAL_CHECK_MS = 2_000;

@@ -37,7 +37,7 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]
 /**
  * A channel name as it is stored: NFKC-normalized (`ſ` is `s`, full-width `ａ` is `a`) and trimmed,
  * 2 to 100 characters, none of them hidden (HIDDEN); otherwise 400 naming `/name`. Applied before
- * uniqueness is checked (docs/api.md, "Channels and messages").
+ * uniqueness is checked (docs/api.md "Channels and messages").
  */
 export function normalizeChannelName(raw: string): string {
   const normalized = raw.normalize('NFKC');

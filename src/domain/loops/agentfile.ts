@@ -1,5 +1,5 @@
 /**
- * A loop's `agentfile_layer` (docs/agents.md "Loops"): the agentfile every run's pod gets, so runs can
+ * A loop's `agentfile_layer` (docs/decisions.md "Loops and runs"): the agentfile every run's pod gets, so runs can
  * name `CREDENTIAL`s, `ENV`s and `CONFIG` keys. Same grammar as a pod's; the directives the loop has
  * its own field for are refused, naming that field, so each setting has one place: the prompt
  * (`prompt_template`), the mode (`execution_mode`), the repository and branch (`repository_id`,

@@ -66,7 +66,7 @@ async function firePass(ctx: DomainContext, options: FireOptions, batch: number,
         // no loop would fire until this one's latest slot changes. The claim locks the loop row,
         // so no other replica can record this slot meanwhile.
         if (await runs.hasRunForSlot(trx, loop.id, slot)) continue;
-        // The run and its events are the loop's schedule's doing (docs/api.md, "Actors and activity").
+        // The run and its events are the loop's schedule's doing (docs/api.md "Actors and activity").
         await actingAs(scheduleActor(loop), () => recordRun(trx, ctx, loop.id, { type: 'cron', scheduledAt: slot }, after));
         fired++;
       }

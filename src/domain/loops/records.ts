@@ -8,7 +8,7 @@ import { parseDelivery } from '../deliveries/model.ts';
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * The run record of docs/api.md, as the API returns it and callbacks carry it, with its pod's
+ * The run record (docs/api.md "Loops and runs"), as the API returns it and callbacks carry it, with its pod's
  * results (docs/agents.md): read from the pod, so what the agent reported after its run ended (a
  * cancelled run's pod reporting its usage later) shows too.
  */

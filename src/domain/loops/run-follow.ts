@@ -27,7 +27,7 @@ export async function cancelRuns(ctx: DomainContext, loopId: number, statuses: r
   }
 }
 
-/** A pod of a run started or ended: the run follows (docs/api.md, "Run ↔ pod"). */
+/** A pod of a run started or ended: the run follows (docs/api.md "Loops and runs"). */
 export async function followPod(ctx: DomainContext, pod: PodRow): Promise<void> {
   const runId = (JSON.parse(pod.config) as PodConfig).loop_run_id;
   if (!runId) return;

@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import { AppError, type ErrorDetail } from '../../errors.ts';
 
 /**
- * Loop schedules (docs/api.md, Cron and Firing), evaluated with croner.
+ * Loop schedules (docs/api.md "Cron schedules", "Firing after downtime"), evaluated with croner.
  *
  * Syntax: exactly five whitespace-separated fields, minute hour day-of-month month day-of-week.
  * Lists, ranges, `*` steps (`*\/15`, `0-30/10`) and names (`JAN`, `mon`) work; day-of-week 0 and
@@ -137,7 +137,7 @@ export function nextRunAt(expression: string, timezone: string, after: number): 
 
 /**
  * The most recent slot in (notBefore, now], or null. After downtime only this slot may fire
- * (docs/api.md, Firing). Croner searches backwards field by field (months, days, hours, minutes),
+ * (docs/api.md "Firing after downtime"). Croner searches backwards field by field (months, days, hours, minutes),
  * not minute by minute, so this is cheap however long the gap is; it gives up beyond 400 years.
  */
 export function latestSlotAtOrBefore(expression: string, timezone: string, now: number, notBefore: number): number | null {

@@ -222,7 +222,7 @@ export async function deleteLoop(ctx: DomainContext, orgId: number, slug: string
 }
 
 export async function manualTrigger(ctx: DomainContext, orgId: number, slug: string, variables: Record<string, unknown> | undefined) {
-  // A bad body is 400 before an unknown loop is 404 (docs/api.md, order of checks).
+  // A bad body is 400 before an unknown loop is 404 (docs/api.md "Authentication").
   checkVariablesDepth('/variables', variables);
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   return triggerRun(ctx, loop.id, { type: 'manual', variables });

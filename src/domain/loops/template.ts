@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
 
 /**
- * Prompt templates of loops (docs/api.md, Trigger). The same functions render manual and cron
+ * Prompt templates of loops (docs/api.md "Prompt templates"). The same functions render manual and cron
  * triggers.
  *
  * Syntax:

@@ -249,7 +249,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
 }
 
 /**
- * Where a new pod goes (docs/api.md Create, docs/agents.md "Waiting for a runner"), among the org's runners as
+ * Where a new pod goes (docs/api.md "Pods"; docs/decisions.md "Runners and pods"), among the org's runners as
  * loaded by this placement: a runner with room, or `queued` when no runner can take it now but one
  * could later. Asked for by id: that runner when it has room, queued for it when it is only full,
  * 409 when it is offline, draining, silent or lacks the agent. Otherwise: 503 only when no runner of

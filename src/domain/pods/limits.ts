@@ -1,5 +1,5 @@
 /**
- * A pod's resource limits (docs/runners.md, "Limits"): what its agentfile asks for with
+ * A pod's resource limits (docs/runners.md "Limits"): what its agentfile asks for with
  * `CONFIG memory_mb | pids | cpus | disk_mb`. A limit not asked for is null: the runner's
  * operator default applies, and a value over the operator's maximum is lowered to it there.
  */

@@ -1,5 +1,5 @@
 /**
- * Pods that wait for a runner (docs/agents.md "Waiting for a runner"). A pod no runner can take when
+ * Pods that wait for a runner (docs/decisions.md "Runners and pods"). A pod no runner can take when
  * it is created is stored `queued`, without a runner; it gets one, first in first out per
  * organization, when a slot frees: a pod on a runner of the org ends, a runner connects (or stops
  * draining), and, as a backstop for any of those missed, on every sweep. Every placement of an

@@ -17,7 +17,7 @@ export interface TranscriptQuery {
 }
 
 /**
- * GET /pods/:key/transcript (docs/transcripts.md, "The API"): the kept output parsed whole on every
+ * GET /pods/:key/transcript (docs/transcripts.md "The API"): the kept output parsed whole on every
  * read (at most 1 MiB), so any replica answers and nothing is cached. While the pod is active, what
  * may still change is left out: its unterminated last line and a text still streaming in.
  */
@@ -34,7 +34,7 @@ export async function readTranscript(ctx: DomainContext, orgId: number, key: str
   const after = query.after ?? -1;
   const before = query.before ?? Infinity;
   const fresh = entries.filter((entry) => entry.seq > after && entry.seq < before);
-  // The newest page (docs/transcripts.md, "The API"): what a reader shows first of a long transcript.
+  // The newest page (docs/transcripts.md "The API"): what a reader shows first of a long transcript.
   const first = query.newest ? Math.max(0, fresh.length - query.limit) : 0;
   const page = fresh.slice(first, first + query.limit);
   return {

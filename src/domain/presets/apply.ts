@@ -18,7 +18,7 @@ export function withPreset(preset: PresetRow, own: AgentfileLayer): AgentfileLay
 }
 
 /**
- * A pod names a preset instead of an agent (docs/api.md, "Presets"): the preset gives the agent
+ * A pod names a preset instead of an agent (docs/api.md "Presets"): the preset gives the agent
  * (naming both is 400); its lines go under the pod's own.
  */
 export async function podPreset(db: Executor, orgId: number, input: { agent_slug?: string; preset?: string }): Promise<{ agentSlug: string; preset: PresetRow | null }> {

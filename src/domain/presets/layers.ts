@@ -2,7 +2,7 @@ import { parseAgentfileLayerWithLines, type AgentfileLayer, type AgentfileLines 
 import { agentfileError } from '../pods/agentfile-syntax.ts';
 
 /**
- * What a preset's agentfile lines may hold (docs/api.md, "Presets"): settings a team shares
+ * What a preset's agentfile lines may hold (docs/api.md "Presets"): settings a team shares
  * (`ENV`, `CREDENTIAL`, `CONFIG`, and whatever other list directives the agentfile has, such as
  * egress allowances). What one pod or loop is about (its prompt, mode, repository and branch)
  * stays with it.

@@ -1,4 +1,4 @@
-/** Registering repositories (docs/api.md, admin API). The token is encrypted before it is stored. */
+/** Registering repositories (docs/api.md "Administration"). The token is encrypted before it is stored. */
 import { AppError, notFound, type ErrorDetail } from '../../errors.ts';
 import { isUniqueViolation } from '../../store/db.ts';
 import { detachRepository } from '../../store/references.ts';

@@ -33,7 +33,7 @@ async function exists(p: string): Promise<boolean> {
 }
 
 /**
- * Why a local repository URL cannot be cloned (docs/api.md, "Callbacks and repositories"): the path does not
+ * Why a local repository URL cannot be cloned (docs/api.md "Callbacks and repositories"): the path does not
  * exist, is not a directory, or is not a git repository (a work tree with `.git`, or a bare one with
  * `HEAD` and `objects`). Null when it is one, and for remote URLs, which are not contacted at
  * registration. Read on the server's file system, where the embedded local runner clones from.

@@ -1,6 +1,6 @@
 import type { Isolation } from '../../protocol/runner-link.ts';
 
-/** An agent a runner advertises (docs/runners.md "Runner record"): its slug and the program's version. */
+/** An agent a runner advertises (docs/runners.md "The runner record"): its slug and the program's version. */
 export interface AdvertisedAgent {
   slug: string;
   version: string | null;

@@ -1,7 +1,7 @@
 import type { RunnerWithCount } from '../../store/runners.ts';
 
 /**
- * Placement by labels (docs/runners.md, "Placement by labels"): a pod or loop that names
+ * Placement by labels (docs/runners.md "Placement by labels"): a pod or loop that names
  * `runner_labels` may run only on a runner carrying every one of them; the queue and 503 rules
  * then apply to that subset of the organization's runners.
  */

@@ -197,7 +197,7 @@ const knownVersions = new WeakMap<object, Map<number, { token: string; version: 
  * Moves with every ticket write of the organization: rendered reads stay valid while it does not.
  * On SQLite it is read again only once the database may have changed (Store.changeToken, read
  * before the version so a write in between makes the next call read again); on PostgreSQL, where
- * other replicas write, it is read on every call (docs/decisions.md, "Rendered reads").
+ * other replicas write, it is read on every call (docs/decisions.md "Storage and performance").
  */
 export async function ticketsVersion(ctx: DomainContext, orgId: number): Promise<number> {
   const token = ctx.store.changeToken();

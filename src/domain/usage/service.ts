@@ -1,5 +1,5 @@
 /**
- * Model usage (docs/agents.md "The model relay", docs/api.md "Usage"): the calls runners' relays
+ * Model usage (docs/agents.md "The model relay", "Budgets"): the calls runners' relays
  * report, kept in the ledger and added to their pods as they happen; `GET /usage`.
  */
 import type { ModelCall } from '../../protocol/runner-link.ts';

@@ -5,7 +5,7 @@ const CHECK_BUDGET_MS = 2_000;
 
 /**
  * Why the address guard would refuse this callback URL (a private, loopback or link-local address,
- * given or resolved), or null (docs/api.md, "Callbacks and repositories"): a loop is refused with 400 at create and
+ * given or resolved), or null (docs/api.md "Callbacks and repositories"): a loop is refused with 400 at create and
  * update rather than failing every delivery later. A host that does not resolve now, or not within
  * the budget, is accepted: each delivery checks again.
  */

@@ -191,7 +191,7 @@ export class WebhookSender {
     const schedule = this.options.schedule ?? RETRY_SCHEDULE_MS;
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;
-    // A URL the address guard refuses stays refused: retrying it for hours would only repeat that (docs/api.md, "Callbacks and repositories").
+    // A URL the address guard refuses stays refused: retrying it for hours would only repeat that (docs/api.md "Callbacks and repositories").
     const status = ok ? 'delivered' : gone || result.refused || attempts > schedule.length ? 'failed' : 'pending';
     const changed = await this.ctx.store.transaction(async (trx) => {
       // The attempt happened whatever its outcome's fate: it joins the delivery's log either way.

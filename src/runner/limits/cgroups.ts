@@ -1,5 +1,5 @@
 /**
- * Per-pod control groups (docs/runners.md, "Limits"): memory, pids and CPU through the kernel,
+ * Per-pod control groups (docs/runners.md "Limits"): memory, pids and CPU through the kernel,
  * behind one interface for both cgroup versions.
  *
  * - v1 (this project's machines, as root): one directory per pod in each of the memory, pids and
@@ -47,7 +47,7 @@ const NONE: Enforced = { memory: false, pids: false, cpu: false };
 /**
  * The file operations on a cgroup filesystem mounted at `root`: the kernel's at /sys/fs/cgroup,
  * or one a unit test lays out in a temporary directory (test/runner/cgroups-v2.test.ts: the v2
- * code path, which this project's v1 machines cannot run for real; docs/runners.md, "Limits").
+ * code path, which this project's v1 machines cannot run for real; docs/runners.md "Limits").
  */
 export interface CgroupFs {
   readonly root: string;

@@ -1,5 +1,5 @@
 /**
- * The disk a pod uses (docs/runners.md, "Limits"): its workspace and HOME, measured without
+ * The disk a pod uses (docs/runners.md "Limits"): its workspace and HOME, measured without
  * following a link, each file counted once (hard links), by the blocks it really takes (a sparse
  * file counts for what it holds). The walk yields to the event loop between directories.
  */

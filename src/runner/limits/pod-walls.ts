@@ -1,5 +1,5 @@
 /**
- * The limits of one pod while it runs (docs/runners.md, "Limits"): its control groups, which every
+ * The limits of one pod while it runs (docs/runners.md "Limits"): its control groups, which every
  * process of the pod joins before it runs anything, and the watch on its disk use.
  */
 import type { PodLimitsRequest } from '../../protocol/runner-link.ts';

@@ -1,5 +1,5 @@
 /**
- * The runner operator's pod limits (docs/runners.md, "Limits"): each value is both the default of
+ * The runner operator's pod limits (docs/runners.md "Limits"): each value is both the default of
  * a pod that asks for nothing and the most a pod gets (a pod asking for more gets this).
  */
 import type { PodLimitsRequest } from '../../protocol/runner-link.ts';

@@ -5,7 +5,7 @@ import tls from 'node:tls';
 
 /**
  * How a runner-side endpoint shows up inside a pod's network namespace (docs/runners.md
- * "Network", "Exposing an endpoint in a pod"): `127.0.0.1:<port>` in the pod is an in-pod
+ * "Network"): `127.0.0.1:<port>` in the pod is an in-pod
  * `socat` listener that passes each connection to a Unix socket in the pod's network directory,
  * served here by the runner. This is the one way in: the Drover API, the operator's loopback
  * services and the egress proxy all come through it, and so does anything else the runner wants
@@ -101,7 +101,7 @@ export class EndpointRoom {
  * The command that runs `command args` once every bridge listens: one `socat` per endpoint, all
  * started at once, each told (`-d -d`) to report its `listening on` notice on a pipe the shell
  * reads; the agent is `exec`ed as soon as every bridge has reported, with no polling (reading
- * /proc/net/tcp byte by byte cost ~10 ms a check on a loaded machine: docs/runners.md, "Network").
+ * /proc/net/tcp byte by byte cost ~10 ms a check on a loaded machine: docs/runners.md "Network").
  * The read end closes then: socat ignores SIGPIPE, so its later notices are dropped. A bridge that
  * cannot listen (its port taken) reports an error line instead, which fails the start at once.
  * No Node process starts in the pod for this: the cost is one socat exec per endpoint.

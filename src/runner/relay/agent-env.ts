@@ -14,8 +14,8 @@ import type { ModelRelay } from './server.ts';
 
 /**
  * Where a pod reaches the relay; the only place that says so. A pod behind network walls has a
- * loopback of its own: the relay is exposed in it (docs/runners.md "Exposing an endpoint in a
- * pod") at http://127.0.0.1:<port>, each connection handed to the relay's HTTP server. A pod
+ * loopback of its own: the relay is exposed in it (docs/runners.md
+ * "Network") at http://127.0.0.1:<port>, each connection handed to the relay's HTTP server. A pod
  * without walls (`--sandbox none`) shares the runner's loopback, where the relay listens.
  */
 export async function relayUrlForPod(relay: ModelRelay, network: PodNetwork | null): Promise<string> {

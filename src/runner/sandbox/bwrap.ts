@@ -27,7 +27,7 @@ export interface PodView {
   netDir?: string;
   /**
    * The size of the pod's /tmp and /dev/shm (tmpfs), within its memory limit: their pages are
-   * charged to the pod's cgroup (docs/runners.md, "Limits"). Undefined: the kernel's default.
+   * charged to the pod's cgroup (docs/runners.md "Limits"). Undefined: the kernel's default.
    */
   tmpfsBytes?: number;
 }

@@ -36,7 +36,7 @@ export interface HostViewOptions {
   maskRoots?: string[];
 }
 
-/** The system directories of docs/runners.md, bound read-only when they exist. */
+/** The system directories (docs/runners.md "What an agent can and cannot see"), bound read-only when they exist. */
 const SYSTEM_DIRS = ['/usr', '/etc', '/opt'];
 /** Top-level directories that are symlinks into /usr on merged-/usr systems, directories elsewhere. */
 const TOP_LEVEL_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];

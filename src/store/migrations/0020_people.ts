@@ -3,7 +3,7 @@ import type { DatabaseKind } from '../db.ts';
 import { idColumn } from './columns.ts';
 
 /**
- * People, presets and placement (docs/api.md, "Actors and activity"; "Presets"; "Placement").
+ * People, presets and placement (docs/api.md "Actors and activity", "Presets", "Placement by labels").
  *
  * - `api_keys.user_id`: the person a key belongs to (null: a key of no one, e.g. a CI bot).
  * - Actors are stored as the JSON `{type, id, name}` as they were when the change was made (a renamed

@@ -88,7 +88,7 @@ export function LoopsView() {
           </tbody>
         </table>
       </div>
-      {loops.length === 0 && <p class="hint">No loops yet. A loop runs an agent on a schedule or on demand: <strong>New loop</strong> makes one (docs/api.md, "Loops").</p>}
+      {loops.length === 0 && <p class="hint">No loops yet. A loop runs an agent on a schedule or on demand: <strong>New loop</strong> makes one (docs/api.md "Loops and runs").</p>}
       {creating && (
         <Dialog title="New loop" onClose={() => setCreating(false)}>
           <LoopForm

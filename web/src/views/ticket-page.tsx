@@ -1,4 +1,4 @@
-/** A ticket's page (docs/dashboard.md, "Ticket"): its fields, its pods live with their deliveries, its merge requests, history, and "Run an agent". */
+/** A ticket's page (docs/dashboard.md "Views"): its fields, its pods live with their deliveries, its merge requests, history, and "Run an agent". */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { useCan, useEvents } from '../context.ts';

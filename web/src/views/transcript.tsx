@@ -1,5 +1,5 @@
 /**
- * A pod's transcript as a reader wants it (docs/dashboard.md, "Pod"): the agent's text, each tool
+ * A pod's transcript as a reader wants it (docs/dashboard.md "Views"): the agent's text, each tool
  * call with its input (file edits as diffs), command output folded, errors in red. Long transcripts
  * are read and shown from their end, a page at a time, so a 5,000-entry transcript loads as fast as a short one.
  */

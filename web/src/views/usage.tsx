@@ -1,4 +1,4 @@
-/** The usage view (docs/dashboard.md, "Usage"): what agents cost, per day, agent, loop, person. */
+/** The usage view (docs/dashboard.md "Views"): what agents cost, per day, agent, loop, person. */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { nameOf, useNames, type Names } from '../names.ts';

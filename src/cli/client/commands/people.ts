@@ -1,5 +1,5 @@
 /**
- * Who is who, who did what, and what a team shares (docs/cli.md, "People and activity"):
+ * Who is who, who did what, and what a team shares (docs/cli.md "People and activity"):
  * `drover whoami`, `drover activity` (GET /activity), `drover users list` and `drover presets list`.
  */
 import { ORG_BASE } from '../../../client/index.ts';
