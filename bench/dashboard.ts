@@ -17,7 +17,7 @@
  * The pod page with a 5,000-entry transcript: a `shell` pod of the local runner prints 5,000 lines
  * (a plain transcript: one entry a line); its page is loaded the same way, cold, and is interactive
  * when it knows the transcript's length (all 5,000 entries counted) and its newest entries are on
- * screen, the main thread free again. The page reads the newest entries only (docs/dashboard.md,
+ * screen, the main thread free again. The page reads the newest entries only (docs/dashboard.md
  * "What a pod did"). Target: under 1 s (median).
  */
 import { chromium } from 'playwright-core';

@@ -1,7 +1,7 @@
 /**
  * Queue and agent-overhead bench: `npx tsx bench/queue.ts` (`npm run bench:queue`).
  *
- * (a) The pod queue (docs/agents.md "Waiting for a runner"). A real `drover serve --no-local-runner`
+ * (a) The pod queue (docs/decisions.md "Runners and pods"). A real `drover serve --no-local-runner`
  *     on a fresh SQLite data dir and 2 `drover runner` processes with --max-pods 4 (8 slots, default
  *     bubblewrap sandbox). 200 `shell` pods (`PROMPT "true"`) are POSTed at once (200 requests in
  *     flight together); 8 get a slot, the rest are `queued`. The bench then reads the server's

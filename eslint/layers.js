@@ -44,7 +44,7 @@ export function roomOf(file) {
 export function violation(from, to) {
   if (from === null || to === null || from === to || from === 'root') return null;
   // The dashboard shares the vocabulary (protocol/) and the generated API types (client/) with the
-  // server and the CLI (docs/dashboard.md, "How the assets are built and served").
+  // server and the CLI (docs/dashboard.md "How the assets are built and served").
   if (from === 'web') return to === 'protocol' || to === 'client' ? null : `the dashboard may import only web/, src/protocol/ and src/client/, not ${to}/`;
   if (to === 'web') return 'src/ does not import the dashboard (web/)';
   if (to === 'root') return 'only the composition root (main, config, app, serve/) imports the composition root';

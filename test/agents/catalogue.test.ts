@@ -1,6 +1,6 @@
 /**
- * The runner-side agent layer (docs/api.md "Built-in agents", "Agent environment", "Autopilot",
- * custom agents of docs/api.md): the exact command line of every built-in agent, custom agents' prompt
+ * The runner-side agent layer (docs/agents.md "The built-in agents", "Autopilot";
+ * docs/runners.md "Environment"; custom agents: docs/api.md "Administration"): the exact command line of every built-in agent, custom agents' prompt
  * positions, session ids in recorded-shape output, the minimal environment, PATH detection — and
  * real spawns of stand-in executables that prove each program receives exactly the argv, stdin and
  * environment built here.

@@ -205,7 +205,7 @@ describe('apply_patch patches', () => {
   it('added, deleted, updated (a change per hunk) and moved files', () => {
     const patch = [
       '*** Begin Patch',
-      '*** Add File: docs/new.md',
+      '*** Add File: notes/new.md',
       '+# New',
       '+',
       '+text',
@@ -223,13 +223,13 @@ describe('apply_patch patches', () => {
       '*** End Patch',
     ].join('\n');
     expect(patchEdits(patch)).toEqual([
-      { path: 'docs/new.md', change: 'add', old_text: null, new_text: '# New\n\ntext' },
+      { path: 'notes/new.md', change: 'add', old_text: null, new_text: '# New\n\ntext' },
       { path: 'old.txt', change: 'delete', old_text: null, new_text: null },
       { path: 'src/b.ts', change: 'update', old_text: 'const x = 1;\nreturn x;', new_text: 'const x = 1;\nreturn x + 1;' },
       { path: 'src/b.ts', change: 'update', old_text: '// old', new_text: '// new' },
     ]);
     const entries = parseTranscript('claude-code', lines({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'p', name: 'apply_patch', input: { patchText: patch } }] } }));
-    expect(entries[0].text).toBe('apply_patch docs/new.md, old.txt, src/b.ts');
+    expect(entries[0].text).toBe('apply_patch notes/new.md, old.txt, src/b.ts');
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Administration beyond creating things (docs/decisions.md "Registration tokens", "Admin updates"; docs/api.md):
+ * Administration beyond creating things (docs/decisions.md "Operations"; docs/api.md "Administration"):
  * registration tokens single-use by default, `uses`, list (never the token) and revoke; PATCH of
  * organizations (the default one's prefix `DEF` included); PATCH and DELETE of repositories (token
  * replaced or cleared), users and custom agents, with what a delete does to what references them:

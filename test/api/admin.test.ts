@@ -1,5 +1,5 @@
 /**
- * The administration API under /api/v1/admin (docs/api.md, src/api/routes/admin.ts): organizations,
+ * The administration API under /api/v1/admin (docs/api.md "Administration"; src/api/routes/admin.ts): organizations,
  * API keys, users; their validation errors; the admin-token check; and the rule that a ticket's
  * assignee must be a user of the ticket's organization (docs/api.md).
  */

@@ -1,6 +1,6 @@
 /**
  * Verified API keys are cached for KEY_CACHE_MS per replica (src/domain/auth/authenticate.ts;
- * docs/decisions.md "Verified API keys are cached for 1 s"): revoking through this replica takes
+ * docs/decisions.md "Storage and performance"): revoking through this replica takes
  * effect at once; a revocation this replica did not see (another replica's, written straight to
  * the database here) takes effect once KEY_CACHE_MS have passed since the key was verified;
  * expiry is checked on every request, cached or not; a wrong key is never accepted because a key

@@ -1,8 +1,8 @@
 /**
- * Channel names (docs/api.md, "Channels and messages"): NFKC-normalized and trimmed, control,
+ * Channel names (docs/api.md "Channels and messages"): NFKC-normalized and trimmed, control,
  * format and other invisible characters refused, before uniqueness is checked, on create and on
  * update; so `ſecret-a`, `secret-ａ`, `secret-a<ZWSP>`, `secret-a ` and `secret-a` can no longer
- * coexist. Rows written before the rule keep their name (docs/decisions.md, "Channel names").
+ * coexist. Rows written before the rule keep their name (docs/decisions.md "Channels and messages").
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -1,6 +1,6 @@
 /**
- * The security matrix of the six channel endpoints (docs/api.md "Order of checks", "Scopes",
- * "Error body"): no, unknown and revoked keys; missing scopes; read keys on writes; another
+ * The security matrix of the six channel endpoints (docs/api.md "Authentication",
+ * "Errors"): no, unknown and revoked keys; missing scopes; read keys on writes; another
  * organization's key; another organization's channel addressed through ours. Every denied request
  * must leave the database exactly as it was.
  */

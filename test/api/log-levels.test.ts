@@ -1,5 +1,5 @@
 /**
- * Log levels of refused requests (docs/decisions.md, "Log levels"): a 503 NO_AVAILABLE_RUNNER, or
+ * Log levels of refused requests (docs/decisions.md "Operations"): a 503 NO_AVAILABLE_RUNNER, or
  * any other 5xx the server answers on purpose, is one warn line with its code and no stack; a 4xx
  * adds nothing to its request line; only a fault of the server (500 INTERNAL) is an error-level
  * line, with the stack. Read from the JSON lines of a real pino logger.

@@ -1,6 +1,6 @@
 /**
- * Loops and what their runs' pods get (docs/agents.md "Loops", "Sessions", "Waiting for a runner";
- * docs/api.md "Run ↔ pod"): `agentfile_layer` on create and PUT (shown on the record, given to every run's
+ * Loops and what their runs' pods get (docs/agents.md "Sessions"; docs/decisions.md "Loops and runs",
+ * "Runners and pods"; docs/api.md "Loops and runs"): `agentfile_layer` on create and PUT (shown on the record, given to every run's
  * pod, its errors 400 naming the field and line), `branch_name` checked like a BRANCH, the session
  * a run resumes (only a completed run's, only in the persistent sandbox), and runs whose pod waits
  * in the pod queue (`pending`, terminated on cancel, failed by the queue timeout).

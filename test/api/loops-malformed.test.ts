@@ -1,6 +1,6 @@
 /**
- * Malformed input on every loop endpoint (docs/api.md "Bodies", "Path ids", "Query params",
- * "Error body"; docs/api.md), under both prefixes: table-driven sweeps plus a fast-check property. Every
+ * Malformed input on every loop endpoint (docs/api.md "Requests",
+ * "Paging", "Errors"), under both prefixes: table-driven sweeps plus a fast-check property. Every
  * answer must be a 4xx (never 5xx) with the contract's error body and, where the contract fixes
  * them, the exact status and code; no loop, run or pod may be written (each test compares the
  * tables before and after).
@@ -189,7 +189,7 @@ describe.each(DATABASES)('loops: malformed input on %s', (kind) => {
       expect(body.details!.find((d) => d.field === '/agent_slug')!.message).toBe('agent_slug must be a string');
     });
 
-    it('a bad body is 400 before an unknown loop is 404 (docs/api.md, order of checks)', async () => {
+    it('a bad body is 400 before an unknown loop is 404 (docs/api.md "Authentication")', async () => {
       expectInvalid(await json('PUT', '/loops/no-such-loop', { max_concurrent_runs: 0 }), '/max_concurrent_runs');
       expectInvalid(await json('POST', '/loops/no-such-loop/trigger', { variables: [] }), '/variables');
       expectInvalid(await json('POST', '/loops/no-such-loop/trigger', { variables: { a: JSON.parse('['.repeat(40) + ']'.repeat(40)) } }), '/variables');

@@ -1,6 +1,6 @@
 /**
- * Authentication, organization and scope checks of the eleven loop endpoints (docs/api.md "Order of
- * checks", "Scopes", "Error body"), under both prefixes they are served at. Every refused request
+ * Authentication, organization and scope checks of the eleven loop endpoints (docs/api.md
+ * "Authentication", "Errors"), under both prefixes they are served at. Every refused request
  * must leave the loops, runs and pods exactly as they were. Malformed input: loops-malformed.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ interface Endpoint {
   ok: number;
 }
 
-/** All eleven, in the order of external-api "Loops" except that disable precedes enable, so that run in order they all succeed. */
+/** All eleven loop endpoints (docs/api.md "Loops and runs"), disable before enable, so that run in order they all succeed. */
 const ENDPOINTS: Endpoint[] = [
   { name: 'list loops', method: 'GET', path: '/loops', scope: 'loops:read', ok: 200 },
   { name: 'create loop', method: 'POST', path: '/loops', scope: 'loops:write', payload: { name: 'Sneaky', prompt_template: 'x', agent_slug: 'shell' }, ok: 201 },

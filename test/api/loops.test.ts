@@ -1,5 +1,5 @@
 /**
- * The loop endpoints (external-api "Loops"; docs/api.md, docs/api.md) under both prefixes they are served
+ * The loop endpoints (docs/api.md "Loops and runs") under both prefixes they are served
  * at: create (defaults, slugs, validation), list, get, update, enable/disable, trigger under the
  * three concurrency policies, templates, runs (list, get, cancel), delete and the loop's stats.
  *

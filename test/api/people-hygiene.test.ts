@@ -1,5 +1,5 @@
 /**
- * Hygiene of issue 25 (docs/api.md "Repositories", "Callbacks"): a local repository path is
+ * Hygiene of issue 25 (docs/api.md "Repositories", "Callbacks and repositories"): a local repository path is
  * checked at registration (it must be a git repository); a callback URL the address guard would
  * refuse is 400 at create and update (unless DROVER_WEBHOOK_ALLOW_PRIVATE); a refused callback is
  * not retried.

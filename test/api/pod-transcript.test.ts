@@ -1,5 +1,5 @@
 /**
- * GET /pods/:key/transcript (docs/transcripts.md, "The API"; docs/transcripts.md): the pod's kept output
+ * GET /pods/:key/transcript (docs/transcripts.md "The API"; docs/transcripts.md): the pod's kept output
  * read by its agent's parser, on both databases. The output is what the real CLIs printed
  * (test/fixtures/transcripts/), stored as a runner would store it; pods are rows (no runner process
  * runs here). Happy paths, paging with `after`, a live pod whose output grows, the kept tail of a

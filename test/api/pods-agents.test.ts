@@ -128,7 +128,7 @@ describe.each(DATABASES)('pods: agents unattended (docs/agents.md) on %s', (kind
       ['PROMPT "x"\nENV DROVER_POD_KEY "p-1"', 2, 'ENV DROVER_POD_KEY is reserved'],
       ['ENV PATH "/evil"', 1, 'ENV PATH is reserved'],
       ['ENV HOME "/"', 1, 'ENV HOME is reserved'],
-      // The loader and libc names (docs/runners.md, "The walls"), for ENV and CREDENTIAL alike.
+      // The loader and libc names (docs/runners.md "The walls"), for ENV and CREDENTIAL alike.
       ...['LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'GCONV_PATH', 'GETCONF_DIR', 'GLIBC_TUNABLES', 'HOSTALIASES', 'LOCALDOMAIN', 'LOCPATH', 'MALLOC_CHECK_', 'MALLOC_ARENA_MAX', 'NLSPATH', 'RES_OPTIONS', 'TMPDIR', 'TZDIR'].flatMap(
         (name): [string, number, string][] => [
           [`PROMPT "x"\nENV ${name} "/tmp/evil.so"`, 2, `ENV ${name} is not allowed`],

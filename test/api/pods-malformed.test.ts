@@ -1,6 +1,6 @@
 /**
- * Malformed input on the pod and runner endpoints (docs/api.md "Bodies", "Path ids", "Query
- * params", "Error body"; docs/api.md): table-driven sweeps of POST /pods and of the query and path
+ * Malformed input on the pod and runner endpoints (docs/api.md "Requests", "Paging",
+ * "Errors"): table-driven sweeps of POST /pods and of the query and path
  * parameters of every pod and runner endpoint, plus fast-check properties. Each answer must be
  * a 4xx (never 5xx) with the contract's error body and the exact status where the contract fixes
  * it, and no row may be written: every sweep test compares the pod, runner, output and

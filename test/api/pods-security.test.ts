@@ -1,6 +1,6 @@
 /**
- * The security matrix of the pod and runner endpoints (docs/api.md "Auth header", "Order of checks",
- * "Scopes", "Error body"): missing, malformed, unknown, revoked and expired keys; scopes (and that a
+ * The security matrix of the pod and runner endpoints (docs/api.md "Authentication",
+ * "Errors"): missing, malformed, unknown, revoked and expired keys; scopes (and that a
  * pods:read key writes nothing); other organizations' keys, pods and runners; pod tokens. Every row
  * runs against every endpoint and every database, and every refused request must leave the pod,
  * runner and idempotency tables exactly as they were.

@@ -1,5 +1,5 @@
 /**
- * The pod endpoints (external-api "Pods"; docs/api.md, docs/api.md): create with and without an
+ * The pod endpoints (docs/api.md "Pods"): create with and without an
  * agentfile_layer, detail, list, terminate, output, placement on runners, idempotent creates,
  * and the pod token (the agent's own key). No runner process runs here: runners are rows
  * inserted through the store, so every pod stays `initializing` until a test moves it.
@@ -454,7 +454,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
     ])('%j → 400 naming agentfile_layer and line %i, nothing written', async (layer, line) => {
       const count = await podCount();
       const body = expectError(await create({ agent_slug: 'shell', agentfile_layer: layer }), 400, 'VALIDATION_FAILED');
-      // Body fields are JSON pointers (docs/api.md "Error body"; the ticket tests settled /field over field).
+      // Body fields are JSON pointers (docs/api.md "Errors"; the ticket tests settled /field over field).
       expect(body.details![0].field).toBe('/agentfile_layer');
       expect(body.details![0].message).toMatch(new RegExp(`\\bline ${line}\\b`));
       expect(body.error).toMatch(new RegExp(`^agentfile_layer line ${line}: `));

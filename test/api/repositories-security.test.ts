@@ -1,6 +1,6 @@
 /**
- * The security matrix of the four repository endpoints (docs/api.md "Order of checks", "Scopes",
- * "Error body", "Path ids", "Query params"): keys, scopes, foreign organizations and repositories,
+ * The security matrix of the four repository endpoints (docs/api.md "Authentication",
+ * "Errors", "Requests"): keys, scopes, foreign organizations and repositories,
  * a sweep of malformed ids and query strings, malformed admin bodies, and that no access token —
  * the caller's or the stored one — ever reaches a log line.
  */
@@ -44,7 +44,7 @@ const ENDPOINTS: Endpoint[] = [
   },
 ];
 
-/** The contract's error body (docs/api.md "Error body"), and the status and code. */
+/** The contract's error body (docs/api.md "Errors"), and the status and code. */
 
 let mock: MockProvider;
 beforeAll(async () => {

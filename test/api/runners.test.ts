@@ -1,5 +1,5 @@
 /**
- * The runner endpoints (external-api "Runners"; docs/api.md, docs/runners.md), and the administration that
+ * The runner endpoints (docs/api.md "Runners"; docs/runners.md), and the administration that
  * brings runners and custom agents in (docs/api.md: runner-tokens, agents; the registration at
  * POST /api/v1/runner/register). Runners are rows inserted through the store unless a test
  * registers one; no runner process runs.
@@ -429,7 +429,7 @@ describe.each(DATABASES)('runner and agent administration on %s', (kind) => {
       expect(await rowCount('runner_tokens')).toBe(before);
     });
 
-    // Was a bug (fixed): docs/api.md "Bodies": unknown body fields are 400 naming the field, wrong JSON types are 400. Both admin
+    // Was a bug (fixed): docs/api.md "Requests": unknown body fields are 400 naming the field, wrong JSON types are 400. Both admin
     // routes of src/api/routes/admin-runners.ts accept them: line 39, `app.addSchema(Agent)` inside the plugin, makes
     // Fastify rebuild that context's validator from its *default* compiler factory (SchemaController.setupValidator
     // uses opts.compilersFactory, not the root's setValidatorCompiler), i.e. Ajv with coerceTypes: 'array' and

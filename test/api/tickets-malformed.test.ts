@@ -1,6 +1,6 @@
 /**
- * Malformed input on every ticket endpoint (docs/api.md "Bodies", "Path ids", "Query params",
- * "Page sizes", "Error body"; docs/api.md): table-driven sweeps plus fast-check properties. Each answer
+ * Malformed input on every ticket endpoint (docs/api.md "Requests", "Paging",
+ * "Errors"): table-driven sweeps plus fast-check properties. Each answer
  * must be a 4xx (never 5xx) with the contract's error body, the exact status where the contract
  * fixes it, and no row may be written: every sweep test compares the ticket tables before and
  * after, and after all of them the next valid create in the org still gets number 1.

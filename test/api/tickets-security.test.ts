@@ -1,6 +1,6 @@
 /**
- * The security matrix of the seven ticket endpoints (docs/api.md "Auth header", "Order of checks",
- * "Scopes", "Error body"): missing, malformed, unknown, revoked and expired keys; scopes; foreign and
+ * The security matrix of the seven ticket endpoints (docs/api.md "Authentication",
+ * "Errors"): missing, malformed, unknown, revoked and expired keys; scopes; foreign and
  * unknown organizations; tickets of another organization; both auth headers; and the order
  * 401 → 404 → 403 → 400 when the body is malformed too. Every row runs against every endpoint and
  * every database.

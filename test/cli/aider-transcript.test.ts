@@ -1,6 +1,6 @@
 /**
  * Aider has no machine-readable output: its pods' transcript is plain lines (docs/transcripts.md,
- * docs/cli.md "Transcripts"). On output shaped like a recorded `aider --message … --yes-always`
+ * docs/cli.md "Pods"). On output shaped like a recorded `aider --message … --yes-always`
  * run (banner, the model's reply, a SEARCH/REPLACE block, the token report, the commit, colours
  * and a progress line rewritten with carriage returns, a Drover note): every line is shown as a
  * line, in order, with nothing taken for JSON and no control sequence reaching the terminal; on a

@@ -10,7 +10,7 @@ import { CLIENT_WORDS, COMMANDS, runClient } from '../../src/cli/client/main.ts'
 import { TOP_USAGE } from '../../src/cli/usage.ts';
 import { REPO_ROOT } from '../helpers/server-process.ts';
 
-/** The commands of docs/cli.md, word for word. */
+/** The commands docs/cli.md lists, word for word. */
 const CONTRACT = {
   tickets: 'list|get|create|update|status|delete|board',
   pods: 'list|get|run|logs|terminate',
@@ -36,7 +36,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = { HOME: '/nonexisten
 }
 
 describe('drover client commands: the surface', () => {
-  it('has exactly the commands of docs/cli.md, plus login, events, whoami and activity', () => {
+  it('has exactly the commands docs/cli.md lists, plus login, events, whoami and activity', () => {
     const expected = Object.entries(CONTRACT).flatMap(([group, list]) => list.split('|').map((c) => `${group} ${c}`));
     expect(COMMANDS.map((c) => c.name).sort()).toEqual([...expected, 'login', 'events', 'whoami', 'activity'].sort());
   });

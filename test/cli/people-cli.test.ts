@@ -1,5 +1,5 @@
 /**
- * People, presets and placement from the command line (docs/cli.md, "People and activity"), as
+ * People, presets and placement from the command line (docs/cli.md "People and activity"), as
  * real `drover` child processes against a real `drover serve` with its local runner, on every
  * database: keys of people (`admin api-keys create --user`, `whoami`), names instead of ids
  * (assignees, who created and changed a ticket, who started a pod or a run, who wrote a message),

@@ -1,5 +1,5 @@
 /**
- * The streaming commands of the command line client against the streams of docs/events.md, as real
+ * The streaming commands of the command line client against the streams (docs/events.md) as real
  * `drover` child processes against a real `drover serve` with its local runner: `pods run
  * --follow` (the agent's output, then its exit code), `pods logs -f`, `channels tail` and
  * `events --json` (one JSON line per event). (`loops trigger --wait`: client-cli.test.ts.)

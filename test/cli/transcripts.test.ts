@@ -1,5 +1,5 @@
 /**
- * Transcripts on a terminal (docs/cli.md, "Pods"; docs/transcripts.md): `drover pods logs --pretty`,
+ * Transcripts on a terminal (docs/cli.md "Pods"; docs/transcripts.md): `drover pods logs --pretty`,
  * `pods logs -f`, `pods run --follow`, as real `drover` processes against a real `drover serve`
  * with its local runner (bubblewrap), on both databases.
  *

@@ -1,5 +1,5 @@
 /**
- * Placing pods (src/domain/pods/launch.ts, docs/api.md Create) on every database: a burst of
+ * Placing pods (src/domain/pods/launch.ts, docs/api.md "Pods") on every database: a burst of
  * requests is placed against one reading of the runners' loads, each request gets its pod or the
  * error that refused it (the others are placed all the same), loops' preferred runner, runners
  * that are offline or silent get nothing, and each placed pod's runner is woken once.

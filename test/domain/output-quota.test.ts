@@ -1,6 +1,6 @@
 /**
- * The pod output quota (docs/decisions.md, `DROVER_POD_OUTPUT_BYTES_PER_SEC`, overridable per
- * organization), as the server holds a runner to it: output over it is dropped, and the pod's
+ * The pod output quota (`DROVER_POD_OUTPUT_BYTES_PER_SEC`, overridable per organization;
+ * docs/decisions.md "Quotas"), as the server holds a runner to it: output over it is dropped, and the pod's
  * output says so in one line when dropping starts (not one per chunk) and once more, with the
  * count, when the pod ends. The sink runs on an injected clock; the store is real (both databases).
  * The runner's own dropping at the source: test/runner/launcher.test.ts and test/e2e/output-quota.test.ts.

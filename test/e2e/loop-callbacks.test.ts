@@ -1,5 +1,5 @@
 /**
- * Loop run callbacks (docs/api.md, callback_url) end to end: a real `drover serve` with
+ * Loop run callbacks (`callback_url`, docs/api.md "Loops and runs") end to end: a real `drover serve` with
  * DROVER_WEBHOOK_ALLOW_PRIVATE=true runs `shell` loops (on SQLite with its in-process local
  * runner, on PostgreSQL with an external `drover runner`), and a `node:http` receiver on loopback
  * checks every request with the `standardwebhooks` package and the loop's `callback_secret`.

@@ -1,5 +1,5 @@
 /**
- * Loops end to end (docs/api.md, with docs/api.md underneath) with REAL processes: a `drover serve` child
+ * Loops end to end (docs/api.md "Loops and runs") with REAL processes: a `drover serve` child
  * process (DROVER_SWEEP_INTERVAL_MS=200, DROVER_CRON_TICK_MS=200) and a `drover runner` child
  * process with the stand-in agent CLIs (test/fixtures/stand-in-agent.mjs) first on its PATH.
  * Loops use the `shell` agent (the prompt is a bash script) unless noted, and

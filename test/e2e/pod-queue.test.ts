@@ -1,5 +1,5 @@
 /**
- * Pods wait for a runner (docs/agents.md "Waiting for a runner") with REAL processes: `drover serve`
+ * Pods wait for a runner (docs/decisions.md "Runners and pods") with REAL processes: `drover serve`
  * and `drover runner` children on each database, `shell` pods.
  *
  * The main server sweeps only every ten minutes (DROVER_SWEEP_INTERVAL_MS), so every queued pod

@@ -1,5 +1,5 @@
 /**
- * Autopilot (docs/api.md, MODE autopilot) and runner draining (docs/runners.md) with real processes:
+ * Autopilot (`MODE autopilot`, docs/agents.md "Autopilot") and runner draining (docs/runners.md) with real processes:
  * a `drover serve` and `drover runner` per database, `shell` pods whose scripts write
  * `$DROVER_STATUS_FILE` as an agent would.
  */

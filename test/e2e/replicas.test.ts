@@ -8,7 +8,7 @@
  * - A runner's credential is rotated, and the runner deleted, through a replica that does not hold
  *   its link (the command travels over NOTIFY to the replica that does).
  * - Streams end with their credential on every replica: an API key revoked through one replica, a
- *   pod ended on another (docs/events.md, "Streams end with their credential").
+ *   pod ended on another (docs/events.md "Streams end with their credential").
  * - 10 minutely cron slots of 50 loops: each slot fires exactly once per loop, also when one
  *   replica is killed with SIGKILL right as a slot falls due. Its runner moves to another replica
  *   (runners are given every replica's URL, `--server a,b,c`, and try the next when a connection

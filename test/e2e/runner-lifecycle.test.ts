@@ -1,5 +1,5 @@
 /**
- * Runner lifecycle (docs/decisions.md, issue 15) with REAL processes: `drover serve` and `drover runner`.
+ * Runner lifecycle (issue 15; docs/decisions.md "Operations") with REAL processes: `drover serve` and `drover runner`.
  *
  * - DELETE /admin/orgs/{org}/runners/{id}: the runner's link is closed at once, the runner logs
  *   why and exits (78) instead of reconnecting, a restart of it is refused (401 on the upgrade),

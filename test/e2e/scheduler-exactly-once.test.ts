@@ -1,5 +1,5 @@
 /**
- * Cron firing across replicas (docs/api.md, Firing): each scheduled slot fires exactly once, also
+ * Cron firing across replicas (docs/api.md "Firing after downtime"): each scheduled slot fires exactly once, also
  * with several server replicas on one PostgreSQL database, also when a replica dies mid-pass; after
  * downtime only the latest missed slot fires, and only if younger than the catch-up window.
  *

@@ -1,6 +1,6 @@
 /**
  * Streams end with their credential, and are capped per credential and per organization
- * (docs/events.md, "Streams end with their credential"; docs/api.md, "Stream caps"):
+ * (docs/events.md "Streams end with their credential"; docs/api.md "Stream caps"):
  *
  * - a revoked key's `/events` and output streams close within 5 s, whether it was revoked through
  *   this replica or behind its back (in the database, as another replica does); an expiring key's

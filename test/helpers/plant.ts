@@ -1,5 +1,5 @@
 /**
- * What a pod can plant in its own tree where the runner reads or writes (docs/runners.md, "What
+ * What a pod can plant in its own tree where the runner reads or writes (docs/runners.md "What
  * the runner touches in a pod"), for the tests of the runner's pod-tree access.
  */
 import { execFileSync } from 'node:child_process';

@@ -104,7 +104,7 @@ function bodyViolations(input: Schema, ctx: SchemaContext, value: unknown, point
 export function violations(parameters: Parameter[], bodySchema: Schema | undefined, ctx: SchemaContext, valid: RequestParts): Violation[] {
   const out: Violation[] = [];
   for (const parameter of parameters) {
-    // Any other organization is a 404 before anything is validated (docs/api.md, order of checks).
+    // Any other organization is a 404 before anything is validated (docs/api.md "Authentication").
     if (parameter.in === 'path' && parameter.name === 'org') continue;
     const where = parameter.in === 'path' ? 'path' : parameter.in === 'query' ? 'query' : 'headers';
     const put = (r: RequestParts, value: string | undefined): RequestParts => {

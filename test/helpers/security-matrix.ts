@@ -1,6 +1,6 @@
 /**
- * The security matrix every resource's endpoints go through (docs/api.md "Auth header", "Order of
- * checks", "Scopes", "Error body"): given the routes and the scope each needs, it checks a missing key
+ * The security matrix every resource's endpoints go through (docs/api.md "Authentication",
+ * "Errors"): given the routes and the scope each needs, it checks a missing key
  * (401 AUTH_REQUIRED), malformed, unknown, revoked and expired keys (401 INVALID_API_KEY), keys without
  * the scope (403 INSUFFICIENT_SCOPE naming it), another organization's key and unknown organizations
  * (404, before 403), another organization's resource through our path (404, like a missing one), and

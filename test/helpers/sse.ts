@@ -73,7 +73,7 @@ export function parsed(message: SseMessage): ParsedEvent {
   return { ...event, data: event.data[kinds[0]] };
 }
 
-/** The contract's bound: a stream closes within 5 s of its credential ending (docs/events.md, "Streams end with their credential"). */
+/** The contract's bound: a stream closes within 5 s of its credential ending (docs/events.md "Streams end with their credential"). */
 export const CLOSE_WITHIN_MS = 5_000;
 
 /** Resolves when the server has ended `stream`; fails if that takes longer than `ms`. */

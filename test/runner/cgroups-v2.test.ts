@@ -1,5 +1,5 @@
 /**
- * The cgroup v2 code path of the pod limits (docs/runners.md, "Limits"), which this project's
+ * The cgroup v2 code path of the pod limits (docs/runners.md "Limits"), which this project's
  * machines (cgroup v1 only) cannot run for real: against a temporary directory laid out like a
  * delegated cgroup2 subtree, behind a CgroupFs that answers as the kernel's cgroup2 filesystem
  * does (a new group gets its interface files and the controllers its parent passes on;

@@ -207,7 +207,7 @@ describe('GroupProcess', () => {
   });
 });
 
-describe('the output quota, applied as the launcher reads (docs/decisions.md, pod_output_bytes_per_sec)', () => {
+describe('the output quota, applied as the launcher reads (`pod_output_bytes_per_sec`, docs/decisions.md "Quotas")', () => {
   it('keeps about a second of output plus the rate, drops and counts the rest: kept + dropped = what was printed', async () => {
     const launcher = newLauncher();
     launcher.setOutputLimit(100_000);

@@ -1,5 +1,5 @@
 /**
- * What a pod plants in its HOME where the runner merges agent configuration (docs/runners.md,
+ * What a pod plants in its HOME where the runner merges agent configuration (docs/runners.md
  * "What the runner touches in a pod"): a symlink to a missing path and to a root-only file, a
  * FIFO, a link to /dev/zero, a linked directory. Real files, a real FIFO, the real wireMcp for
  * gemini-cli and opencode: nothing outside the HOME is created or changed, nothing blocks, and the

@@ -1,5 +1,5 @@
 /**
- * Nothing a pod starts outlives it (docs/runners.md "Process containment"), with REAL processes: a
+ * Nothing a pod starts outlives it (docs/runners.md "Processes"), with REAL processes: a
  * `drover serve` and external `drover runner`s with the default sandbox (bwrap), on every database.
  *
  * Each pod starts children the way agent CLIs' shell tools do: `setsid sleep &` (a session of its
@@ -49,7 +49,7 @@ describe.each(DATABASES)('process containment in the sandbox (%s)', (kind) => {
     const key = await c.createPod(`${ESCAPERS}\n${rest}`, runnerId, ...directives);
     await waitFor(async () => (await c.output(key)).includes('children-started'), { what: 'the children started' });
     // The agent's shell and the three sleeps (and the subshell): bwrap and its init run with the
-    // runner's own environment (docs/runners.md, "The walls"), so they do not carry the pod's key.
+    // runner's own environment (docs/runners.md "The walls"), so they do not carry the pod's key.
     await waitFor(() => podProcesses(key).length >= 4, { what: 'every process of the pod to be there' });
     return key;
   }

@@ -1,5 +1,5 @@
 /**
- * What a pod plants where the runner merges agent configuration (docs/runners.md, "What the runner
+ * What a pod plants where the runner merges agent configuration (docs/runners.md "What the runner
  * touches in a pod"), end to end: `drover serve` and a real `drover runner` with the default
  * sandbox (bwrap), stand-in `gemini` and `opencode` programs on the runner's PATH, autopilot pods
  * of two iterations. In iteration 1, inside the sandbox, the agent replaces the configuration the

@@ -1,5 +1,5 @@
 /**
- * How a runner sandboxes its pods (docs/runners.md "Mechanism", "Identity", "Runner record"), with
+ * How a runner sandboxes its pods (docs/runners.md "What an agent can and cannot see", "Identity", "The runner record"), with
  * REAL processes on every database: the default `bwrap`; `--sandbox none`, which works, warns
  * and shows on the runner record; a runner whose bubblewrap is missing or broken, which refuses
  * to start and names the fix; and an agent that refuses to run as root (Claude Code skipping its

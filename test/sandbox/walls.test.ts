@@ -1,5 +1,5 @@
 /**
- * The walls on the host (docs/runners.md, "The walls", "Limits"), with REAL processes: `drover
+ * The walls on the host (docs/runners.md "The walls", "Limits"), with REAL processes: `drover
  * serve` and an external `drover runner` with the default sandbox (bwrap) and real cgroups (v1 on
  * this project's machines), on every database.
  *

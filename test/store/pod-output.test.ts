@@ -1,5 +1,5 @@
 /**
- * Pod output stored append-only (docs/api.md Output, docs/decisions.md): each chunk is a row at its byte offset;
+ * Pod output stored append-only (docs/api.md "Pods"; docs/decisions.md "Pod output storage"): each chunk is a row at its byte offset;
  * what falls before the kept 1 MiB is trimmed now and then. Reads must give exactly what the
  * former one-row store gave (the last 1 MiB cut on a character boundary, total_bytes counting
  * everything), and a write must never read or rewrite stored output (a pod writing 200 MB used to

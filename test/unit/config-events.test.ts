@@ -1,7 +1,7 @@
 /**
  * DROVER_EVENT_RETENTION_HOURS (docs/events.md "Resume"): hours, default 720 (30 days, for GET /activity), fractions allowed (a
  * test keeps events for seconds); anything else stops the start with a message naming the variable.
- * The stream caps (docs/api.md, "Stream caps"): integers, 0 lifts one.
+ * The stream caps (docs/api.md "Stream caps"): integers, 0 lifts one.
  */
 import { describe, expect, it } from 'vitest';
 import { loadServerConfig } from '../../src/config.ts';

@@ -1,5 +1,5 @@
 /**
- * DROVER_POD_QUEUE_TIMEOUT_MINUTES (docs/agents.md "Waiting for a runner"): minutes, default 60,
+ * DROVER_POD_QUEUE_TIMEOUT_MINUTES (docs/decisions.md "Runners and pods"): minutes, default 60,
  * fractions allowed (so a test or an impatient operator can make it seconds); anything else stops
  * the start with a message naming the variable.
  */

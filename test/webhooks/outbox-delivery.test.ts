@@ -1,5 +1,5 @@
 /**
- * Delivery of the webhook outbox (docs/api.md, callback_url) driven pass by pass: deliveries are
+ * Delivery of the webhook outbox (`callback_url`, docs/api.md "Loops and runs") driven pass by pass: deliveries are
  * enqueued with `enqueueWebhook` inside a transaction and sent by `WebhookSender.runOnce()` to
  * real `node:http` receivers on loopback. Every request a receiver gets is checked with the
  * `standardwebhooks` package (`new Webhook(secret).verify(body, headers)`), whose timestamp
@@ -315,7 +315,7 @@ describe.each(DATABASES)('webhook outbox delivery (%s)', (kind: DatabaseKind) =>
     expect(Date.now() - started).toBeLessThan(2_000);
     for (const [i, [url, why]] of cases.entries()) {
       const after = await row(ids[i]);
-      // Refused is final: the guard would refuse it again on every retry (docs/api.md, "Callbacks and repositories").
+      // Refused is final: the guard would refuse it again on every retry (docs/api.md "Callbacks and repositories").
       expect(after, url).toMatchObject({ status: 'failed', attempts: 1, last_status_code: null });
       expect(after.last_error, url).toMatch(/^refused: /);
       expect(after.last_error, url).toMatch(why);

@@ -1,5 +1,5 @@
 /**
- * The webhook outbox (docs/api.md, callback_url) against real HTTP receivers on loopback, on
+ * The webhook outbox (`callback_url`, docs/api.md "Loops and runs") against real HTTP receivers on loopback, on
  * SQLite and on PostgreSQL: signing (every request is verified with the `standardwebhooks`
  * package), the retry schedule on an injected clock, 410, timeouts, redirects, restarts, leases,
  * concurrent senders, and the private-address guard.
@@ -347,7 +347,7 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     expect(await sender.runOnce()).toBe(cases.length);
     for (const [i, [, message]] of cases.entries()) {
       const r = await t.row(ids[i]);
-      // Refused is final: the guard would refuse it again on every retry (docs/api.md, "Callbacks and repositories").
+      // Refused is final: the guard would refuse it again on every retry (docs/api.md "Callbacks and repositories").
       expect(r).toMatchObject({ status: 'failed', attempts: 1, last_status_code: null, next_attempt_at: T0 });
       expect(r.last_error).toMatch(message);
       expect(r.last_error).toMatch(/DROVER_WEBHOOK_ALLOW_PRIVATE=true/);
