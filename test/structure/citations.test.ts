@@ -46,8 +46,9 @@ describe('what the code cites, a reader of the repository can follow', () => {
     expect(bad).toEqual([]);
   });
 
-  it('every section the code cites is a heading of that page', () => {
-    const cited = docCitations(ROOT, CODE()).filter((c) => c.sections.length > 0 && c.page.endsWith('.md'));
+  it('every section the code, README.md and docs/ cite is a heading of that page', () => {
+    const pages = fs.readdirSync(path.join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => path.join(ROOT, 'docs', name));
+    const cited = docCitations(ROOT, [...CODE(), path.join(ROOT, 'README.md'), ...pages]).filter((c) => c.sections.length > 0 && c.page.endsWith('.md'));
     expect(cited.length).toBeGreaterThan(50);
     const headings = new Map<string, Set<string>>();
     const missing: string[] = [];
