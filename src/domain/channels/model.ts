@@ -21,7 +21,7 @@ export const MAX_CONTENT = 100_000;
 
 /**
  * GET /channels pages with limit/offset: default 100 = max 100, so most organizations get every
- * channel in one answer (the spec shows the list unpaged) while a huge org cannot ask for all at once.
+ * channel in one answer while a huge org cannot ask for all at once (docs/decisions.md "Channels and messages").
  */
 export const CHANNEL_LIST_LIMIT = { default: 100, max: 100 } as const;
 /** GET /channels/:id/messages: docs/api.md page sizes. */
