@@ -1,6 +1,6 @@
 /**
- * Which agents a runner can run (docs/api.md: "A runner advertises the agents whose program it
- * finds"): a built-in agent when its program is an executable file in one of the PATH
+ * Which agents a runner can run (docs/agents.md: "A runner advertises the built-in agents whose
+ * program it finds"): a built-in agent when its program is an executable file in one of the PATH
  * directories; a custom agent when its command is.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Pod workspaces and HOMEs on a runner (docs/api.md sandbox_strategy, docs/api.md pods, docs/runners.md sandbox).
+ * Pod workspaces and HOMEs on a runner (docs/runners.md "The work dir", "HOME", "Git"; docs/api.md "Pods").
  *
  * Layout under the runner's work dir (none of it visible to pods but their own places):
  *

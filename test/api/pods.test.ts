@@ -473,7 +473,7 @@ describe.each(DATABASES)('pods API on %s', (kind) => {
       expect(await podCount()).toBe(count);
     });
 
-    // Was a bug (fixed): docs/api.md agentfile_layer: "an unknown repository is 400 naming the line". src/domain/pods/service.ts
+    // Was a bug (fixed): an unknown repository is 400 naming the line (docs/agentfile.md "Lines"). src/domain/pods/service.ts
     // resolveRepository (line 55) throws invalid('/agentfile_layer', 'REPO names no repository …') without a line, and
     // the foreign channel_id check in launchPod (line 81) does the same. agentfile.ts already offers the tools
     // (parseAgentfileLayerWithLines gives lines.REPO / lines['CONFIG channel_id'], agentfileError(line, reason)). Fix:

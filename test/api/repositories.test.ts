@@ -1,5 +1,5 @@
 /**
- * Repositories (docs/api.md admin endpoint, docs/api.md): registering them through the admin API, the
+ * Repositories (docs/api.md "Repositories", "Administration"): registering them through the admin API, the
  * org API's list and detail, and branches and merge requests read live from a provider — a
  * local mock HTTP server standing in for GitHub, GitLab and Gitea, and a real bare repository
  * for plain `git`.

@@ -1,6 +1,6 @@
 /**
  * The runner endpoints (docs/api.md "Runners"; docs/runners.md), and the administration that
- * brings runners and custom agents in (docs/api.md: runner-tokens, agents; the registration at
+ * brings runners and custom agents in (docs/api.md "Administration": runner-tokens, agents; the registration at
  * POST /api/v1/runner/register). Runners are rows inserted through the store unless a test
  * registers one; no runner process runs.
  */

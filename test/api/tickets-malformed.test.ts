@@ -699,7 +699,7 @@ describe.each(DATABASES)('malformed ticket requests on %s', (kind) => {
   describe('lenient integer spellings in the query', () => {
     // Was a bug (fixed): src/api/validation.ts makeAjv(true) coerces query strings with Ajv's `coerceTypes`, which turns any string
     // that equals +string into a number: "offset= " → 0, "limit=0x10" → 16, "offset=0b11" → 3, "limit=1e1" → 10,
-    // "repository_id=0x1" → 1 and "limit=Infinity" → clamped to 100, all 200. docs/api.md: "Integers must be integers"
+    // "repository_id=0x1" → 1 and "limit=Infinity" → clamped to 100, all 200. docs/api.md "Requests": integers must be integers
     // (400 otherwise). Fix: before coercion, require integer query/path params to match /^-?\d+$/ (e.g. an Ajv keyword or
     // a preValidation hook over the schema's integer properties), so only decimal digits are accepted.
     it('blank, hexadecimal, binary, exponent and Infinity spellings → 400', async () => {

@@ -1,5 +1,5 @@
 /**
- * `drover serve` as a real process (docs/api.md health, docs/api.md administration and bootstrap):
+ * `drover serve` as a real process (docs/api.md "Operations", "Administration"; its first start):
  * first start, restart on the same data, DROVER_ADMIN_TOKEN, graceful shutdown on SIGTERM and
  * SIGINT with requests in flight, invalid configuration, and what reaches the log.
  */

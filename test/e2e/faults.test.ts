@@ -1,5 +1,5 @@
 /**
- * Faults end to end (docs/api.md orphaned pods, docs/runners.md liveness and delivery) with REAL processes:
+ * Faults end to end (docs/api.md "Pods"; docs/decisions.md "Runners and pods") with REAL processes:
  * a runner killed with SIGKILL mid-pod, a runner frozen (SIGSTOP) past the orphan grace and then
  * thawed, the server killed with SIGKILL and restarted on the same data while a runner works on,
  * and (PostgreSQL) two server replicas on one database, the runner held by one of them.

@@ -62,6 +62,13 @@ describe('what the code cites, a reader of the repository can follow', () => {
     }
     expect(missing).toEqual([]);
   });
+
+  it('every passage the code quotes from a docs page is in that page', () => {
+    const quoted = docCitations(ROOT, CODE()).filter((c) => c.quote !== undefined);
+    expect(quoted.length).toBeGreaterThan(0);
+    const missing = quoted.filter(({ page, quote }) => !headingKey(fs.readFileSync(path.join(ROOT, page), 'utf8')).includes(headingKey(quote!)));
+    expect(missing.map((c) => `${c.where}: ${c.page}: "${c.quote}"`)).toEqual([]);
+  });
 });
 
 describe('reading a citation', () => {
@@ -73,6 +80,7 @@ describe('reading a citation', () => {
     expect(read('). Prose', ')').badForm).toBeUndefined();
     expect(read(', docs/b.md)').badForm).toBeUndefined();
     expect(read(' leaves the choice').badForm).toBeUndefined();
+    expect(read(': "a passage" of it')).toMatchObject({ quote: 'a passage', sections: [] });
   });
 
   it('refuses the other forms of naming a section', () => {

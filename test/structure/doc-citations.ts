@@ -5,7 +5,8 @@ import path from 'node:path';
  * How code cites docs (docs/design.md "How code cites docs"): a page, `docs/page.md`, or sections
  * of it, `docs/page.md "Heading"` or `docs/page.md "Heading", "Other heading"`, the heading's text
  * in double quotes one space after the page. A heading may be cited by its whole text or by its
- * text before the first `:`, ` — ` or ` (`; case and punctuation do not count.
+ * text before the first `:`, ` — ` or ` (`; case and punctuation do not count. A passage quoted from
+ * a page, `docs/page.md: "words of the page"`, is in that page.
  */
 
 /** One reference to a docs page found in a file: where, the page, the sections it names, a wrong form. */
@@ -13,6 +14,8 @@ export interface DocCitation {
   where: string;
   page: string;
   sections: string[];
+  /** A passage the citation quotes from the page (`docs/page.md: "…"`). */
+  quote?: string;
   /** Set when text after the page names a section in a form other than the accepted one. */
   badForm?: string;
 }
@@ -33,6 +36,8 @@ function tail(lines: string[], index: number, column: number): string {
 /** The citation starting right after a page reference, given the text that follows it. */
 export function parseCitation(where: string, page: string, sameLine: string, following: string): DocCitation {
   const citation: DocCitation = { where, page, sections: [] };
+  const passage = /^: "([^"]+)"/.exec(following);
+  if (passage) return { ...citation, quote: passage[1] };
   const quoted = /^ "([^"]+)"/.exec(following);
   if (quoted) {
     let rest = following;

@@ -24,7 +24,7 @@ export const MAX_CONTENT = 100_000;
  * channel in one answer while a huge org cannot ask for all at once (docs/decisions.md "Channels and messages").
  */
 export const CHANNEL_LIST_LIMIT = { default: 100, max: 100 } as const;
-/** GET /channels/:id/messages: docs/api.md page sizes. */
+/** GET /channels/:id/messages (docs/api.md "Paging"). */
 export const MESSAGE_LIMIT = { default: 50, max: 100 } as const;
 
 /**
