@@ -56,9 +56,12 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
     return { ...pod, output };
   }
 
+  /** The runner's HOME, work dir, stand-in bin dir and price file: removed after the suite. */
+  let scratch: string | undefined;
+
   beforeAll(async () => {
     database = await createProcessTestDatabase(kind);
-    const scratch = tempDir('relay');
+    scratch = tempDir('relay');
     standIn = await startStandIn();
     server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn', DROVER_POD_OUTPUT_BYTES_PER_SEC: '0' } });
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
@@ -74,7 +77,7 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
       // The runner's start (its sandbox's and network walls' self-tests) is slow on a loaded machine.
       timeoutMs: 90_000,
       env: {
-        PATH: runnerPath(standInBinDir([])),
+        PATH: runnerPath(standInBinDir([], fs.mkdtempSync(path.join(scratch, 'bin-')))),
         HOME: scratch,
         LANG: 'C.UTF-8',
         DROVER_RUNNER_PRICES: prices,
@@ -91,6 +94,7 @@ describe.each(DATABASES)('model relay (%s)', (kind) => {
     await server?.stop();
     await standIn?.close();
     await database?.cleanup();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   const ANTHROPIC = (stream: boolean) => `curl -sS "$ANTHROPIC_BASE_URL/v1/messages" -H "x-api-key: $ANTHROPIC_API_KEY" -H 'content-type: application/json' -d '{"model":"${MODEL}","stream":${stream}}'; echo`;
