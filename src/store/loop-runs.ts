@@ -4,7 +4,7 @@ import { dialectOf, type Executor } from './db.ts';
 import type { LoopRunRow, LoopRunsTable, RunStatus } from './schema-loops.ts';
 
 
-export async function insertRun(db: Executor, run: Omit<LoopRunsTable, 'id'>): Promise<LoopRunRow> {
+export async function insertRun(db: Executor, run: Omit<LoopRunsTable, 'id' | 'start_claimed_until'>): Promise<LoopRunRow> {
   return db.insertInto('loop_runs').values(run).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -63,34 +63,37 @@ export async function runsPastDeadline(db: Executor, now: number): Promise<LoopR
 
 /**
  * Pending runs still waiting for a pod (no runner was free when they started), untouched since
- * `idleBefore`: a run whose start is in flight right now (it was just created, promoted or
- * claimed) is left to that start.
+ * `idleBefore` and with no start in flight (no live lease): a run that was just created, promoted
+ * or claimed is left to that start.
  */
-export async function runsWaitingForPod(db: Executor, limit: number, idleBefore: number): Promise<LoopRunRow[]> {
+export async function runsWaitingForPod(db: Executor, limit: number, idleBefore: number, now: number): Promise<LoopRunRow[]> {
   return db
     .selectFrom('loop_runs')
     .selectAll()
     .where('status', '=', 'pending')
     .where('pod_key', 'is', null)
     .where('updated_at', '<', idleBefore)
+    .where((eb) => eb.or([eb('start_claimed_until', 'is', null), eb('start_claimed_until', '<', now)]))
     .orderBy('id')
     .limit(limit)
     .execute();
 }
 
 /**
- * Claims a pending run without a pod for one start attempt: a compare-and-set on `updated_at` as
- * it was read, so of several starters (replicas' sweepers, the request that created the run) only
- * one launches a pod.
+ * Claims a pending run without a pod for one start attempt, until `leaseUntil`: a compare-and-set
+ * on `updated_at` as it was read, and only without another starter's live lease, so of several
+ * starters (replicas' sweepers, the request that created the run) only one launches a pod, however
+ * long that launch takes.
  */
-export async function claimStart(db: Executor, id: number, seenUpdatedAt: number, now: number): Promise<boolean> {
+export async function claimStart(db: Executor, id: number, seenUpdatedAt: number, now: number, leaseUntil: number): Promise<boolean> {
   const result = await db
     .updateTable('loop_runs')
-    .set({ updated_at: Math.max(now, seenUpdatedAt + 1) })
+    .set({ updated_at: Math.max(now, seenUpdatedAt + 1), start_claimed_until: leaseUntil })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where('pod_key', 'is', null)
     .where('updated_at', '=', seenUpdatedAt)
+    .where((eb) => eb.or([eb('start_claimed_until', 'is', null), eb('start_claimed_until', '<', now)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -103,7 +106,7 @@ export async function claimStart(db: Executor, id: number, seenUpdatedAt: number
 export async function attachPod(db: Executor, id: number, podKey: string, runnerId: number | null, now: number, running: boolean): Promise<boolean> {
   const result = await db
     .updateTable('loop_runs')
-    .set({ pod_key: podKey, runner_id: runnerId, updated_at: now, ...(running ? { status: 'running' as const } : {}) })
+    .set({ pod_key: podKey, runner_id: runnerId, updated_at: now, start_claimed_until: null, ...(running ? { status: 'running' as const } : {}) })
     .where('id', '=', id)
     .where('status', 'in', ['pending', 'running'])
     .where((eb) => eb.or([eb('pod_key', 'is', null), eb('pod_key', '=', podKey)]))

@@ -20,6 +20,7 @@ import { modelUsage } from './migrations/0018_model_usage.ts';
 import { deliveries } from './migrations/0019_deliveries.ts';
 import { people } from './migrations/0020_people.ts';
 import { workspaceRemovals } from './migrations/0021_workspace_removals.ts';
+import { runStartLease } from './migrations/0022_run_start_lease.ts';
 
 /** Migrations in order; names are fixed once released. */
 export function migrationsFor(store: Store): Record<string, Migration> {
@@ -44,6 +45,7 @@ export function migrationsFor(store: Store): Record<string, Migration> {
     '0019_deliveries': deliveries(),
     '0020_people': people(store.kind),
     '0021_workspace_removals': workspaceRemovals(),
+    '0022_run_start_lease': runStartLease(),
   };
 }
 

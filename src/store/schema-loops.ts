@@ -65,6 +65,8 @@ export interface LoopRunsTable {
   callback_status: 'none' | 'pending' | 'delivered' | 'failed';
   /** Who started the run, JSON actor (migration 0020): a person or key, the loop's cron slot, a pod. */
   triggered_by: string | null;
+  /** Until when one starter is launching the run's pod (migration 0022); null when no start is in flight. */
+  start_claimed_until: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -14,6 +14,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/protocol/scopes.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import { sweepRuns } from '../../src/domain/loops/run-follow.ts';
+import { START_LEASE_MS, START_RETRY_MS } from '../../src/domain/loops/run-records.ts';
+import * as runRecords from '../../src/store/loop-runs.ts';
 import { podFinished, podStarted } from '../../src/domain/pods/lifecycle.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
@@ -1267,6 +1269,32 @@ describe.each(DATABASES)('loops API on %s', (kind) => {
         // A freed slot does not start the queue while the loop is over its new limit.
         await finishPod(after[0].pod_key!, 'completed');
         expect((await getRun(l.slug, runs[3].id)).status).toBe('queued');
+      });
+
+      it('a start in flight holds its run: no sweeper launches a second pod while the launch takes long; after the lease, the run is retried', async () => {
+        const { org, who } = await freshOrg();
+        const l = await create({ name: 'Leased', agent_slug: 'shell', prompt_template: 'echo hi' }, who);
+        const run = await trigger(l.slug, undefined, who);
+        expect(run).toMatchObject({ status: 'pending', pod_key: null });
+        await insertRunner(org.id);
+        // Another starter (a replica placing a burst of pods) claims the run and is still launching.
+        const row = await runRecords.findRunById(t.store.db, run.id);
+        expect(await runRecords.claimStart(t.store.db, run.id, row!.updated_at, clock, clock + START_LEASE_MS)).toBe(true);
+        const claimed = await runRecords.findRunById(t.store.db, run.id);
+        // A second claim of the same run fails while the lease lives, even with what it read last.
+        expect(await runRecords.claimStart(t.store.db, run.id, claimed!.updated_at, clock, clock + START_LEASE_MS)).toBe(false);
+        const orgPods = () => t.store.db.selectFrom('pods').select('key').where('org_id', '=', org.id).execute();
+        await advance(START_RETRY_MS + 1_000);
+        await sweepRuns(ctx);
+        expect(await getRun(l.slug, run.id, who)).toMatchObject({ status: 'pending', pod_key: null });
+        expect(await orgPods()).toEqual([]);
+        // The starter died mid-launch: once its lease is over, a sweep starts the run, with one pod.
+        await advance(START_LEASE_MS);
+        await sweepRuns(ctx);
+        const started = await getRun(l.slug, run.id, who);
+        expect(started.pod_key).toEqual(expect.any(String));
+        expect((await orgPods()).map((p) => p.key)).toEqual([started.pod_key]);
+        expect((await runRecords.findRunById(t.store.db, run.id))!.start_claimed_until).toBeNull();
       });
     });
 

@@ -10,7 +10,7 @@ import { terminatePod } from '../pods/service.ts';
 import { loopLayer } from './agentfile.ts';
 import { storedLabels } from '../runners/labels.ts';
 import { loopPresets, withLoopPreset } from '../presets/loops.ts';
-import { type AfterCommit, finishRun, promoteQueued, attachPodWithEvent } from './run-records.ts';
+import { type AfterCommit, finishRun, promoteQueued, attachPodWithEvent, START_LEASE_MS } from './run-records.ts';
 import { loopWorkspaceKey } from '../runners/workspace-removals.ts';
 
 /**
@@ -75,7 +75,7 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
   for (const run of waiting) {
     const loop = loopsById.get(run.loop_id);
     // Another starter (a sweeper, here or on another replica) got it first: one pod per run.
-    if (!loop || !(await runs.claimStart(db, run.id, run.updated_at, ctx.now()))) continue;
+    if (!loop || !(await runs.claimStart(db, run.id, run.updated_at, ctx.now(), ctx.now() + START_LEASE_MS))) continue;
     const group = byOrg.get(loop.org_id);
     if (group) group.push({ run, loop });
     else byOrg.set(loop.org_id, [{ run, loop }]);
@@ -124,10 +124,10 @@ async function settleStart(ctx: DomainContext, run: LoopRunRow, loop: LoopRow, p
   const db = ctx.store.db;
   if (pod instanceof AppError) {
     if (pod.code === 'NO_AVAILABLE_RUNNER' || pod.code === 'RUNNER_UNAVAILABLE') {
-      await runs.updateRun(db, run.id, { error_message: `waiting for a runner: ${pod.message}`, updated_at: ctx.now() });
+      await runs.updateRun(db, run.id, { error_message: `waiting for a runner: ${pod.message}`, updated_at: ctx.now(), start_claimed_until: null });
     } else if (pod.code === 'QUOTA_EXCEEDED') {
       // Like a full set of runners: the run waits (within its timeout) until the org's pods end.
-      await runs.updateRun(db, run.id, { error_message: `waiting for the organization's quota: ${pod.message}`, updated_at: ctx.now() });
+      await runs.updateRun(db, run.id, { error_message: `waiting for the organization's quota: ${pod.message}`, updated_at: ctx.now(), start_claimed_until: null });
     } else {
       await endRun(ctx, run.id, ['pending'], 'failed', pod.message);
     }

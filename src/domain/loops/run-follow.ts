@@ -56,5 +56,6 @@ export async function sweepRuns(ctx: DomainContext): Promise<void> {
     const loop = await loops.findLoopById(db, run.loop_id);
     await endRun(ctx, run.id, ['pending', 'running'], 'timeout', `the run exceeded timeout_minutes (${loop?.timeout_minutes ?? '?'})`);
   }
-  await startRuns(ctx, (await runs.runsWaitingForPod(db, 50, ctx.now() - START_RETRY_MS)).map((run) => run.id));
+  const now = ctx.now();
+  await startRuns(ctx, (await runs.runsWaitingForPod(db, 50, now - START_RETRY_MS, now)).map((run) => run.id));
 }

@@ -18,6 +18,12 @@ export interface AfterCommit {
 export const minutes = (n: number) => n * 60_000;
 /** A pending run without a pod is retried by the sweeper once untouched this long (no start of it is in flight then). */
 export const START_RETRY_MS = 2_000;
+/**
+ * How long one starter holds a pending run while it launches the run's pod: far longer than any
+ * launch (a burst of 50 pods under load takes seconds), so no sweeper starts a second pod meanwhile;
+ * a starter that died mid-launch loses the run after it.
+ */
+export const START_LEASE_MS = 60_000;
 
 export async function finishRun(
   trx: Executor,
