@@ -113,15 +113,10 @@ export class PodSupervisor {
     const pod = new RunningPod(spec, this.options.workDir, new PodOutputBuffer((data) => this.options.hooks.output(spec.key, data), this.flushMs));
     this.pods.set(spec.key, pod);
     // The pod's walls go up only once the pods that ended before it was asked for are torn down.
-    const earlier = [...this.tearingDown];
-    const torn = this.run(pod, earlier)
-      .then(
-        (outcome) => this.finish(pod, outcome),
-        (error: unknown) => this.finish(pod, this.outcome(pod, 'failed', null, `runner error: ${(error as Error).message}`)),
-      )
-      .then(() => this.tearDown(pod));
-    this.tearingDown.add(torn);
-    void torn.finally(() => this.tearingDown.delete(torn));
+    void this.run(pod, [...this.tearingDown]).then(
+      (outcome) => this.finish(pod, outcome),
+      (error: unknown) => this.finish(pod, this.outcome(pod, 'failed', null, `runner error: ${(error as Error).message}`)),
+    );
   }
 
   /**
@@ -192,8 +187,14 @@ export class PodSupervisor {
     pod.output.end();
     this.options.relay?.detach(pod.spec.key);
     this.pods.delete(pod.spec.key);
-    this.options.hooks.exited({ ...outcome, delivery: pod.delivery });
-    pod.phases.mark('exited-sent');
+    try {
+      this.options.hooks.exited({ ...outcome, delivery: pod.delivery });
+      pod.phases.mark('exited-sent');
+    } finally {
+      const torn = this.tearDown(pod);
+      this.tearingDown.add(torn);
+      void torn.finally(() => this.tearingDown.delete(torn));
+    }
   }
 
   private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
