@@ -98,7 +98,11 @@ export class EndpointRoom {
       return;
     }
     if ('proxy' in target) {
-      this.sniff(client, (isProxy) => (isProxy ? target.proxy.emit('connection', client) : this.connect(client, target.otherwise)));
+      this.sniff(client, (isProxy) => {
+        if (!isProxy) return this.connect(client, target.otherwise);
+        target.proxy.emit('connection', client);
+        client.resume(); // an HTTP server reads a socket it is given only once it flows
+      });
       return;
     }
     const upstream = target.tls
