@@ -109,11 +109,15 @@ function ownGroups(): Map<string, string> {
   return groups;
 }
 
-/** SIGKILL to every process in the groups until they are empty, then removes the directories (deepest first). */
+/**
+ * SIGKILL to every process in the groups until they are empty, then removes the directories
+ * (deepest first). A pod's processes are usually gone already (its sandbox ended), or exiting:
+ * the removal is tried again after 1 ms, then after twice as long each time, up to 50 ms.
+ */
 async function killAndRemove(cgfs: CgroupFs, dirs: string[]): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (const dir of dirs) {
-    for (;;) {
+    for (let wait = 1; ; wait = Math.min(50, wait * 2)) {
       const pids = cgfs.read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
       for (const pid of pids) {
         try {
@@ -128,7 +132,7 @@ async function killAndRemove(cgfs: CgroupFs, dirs: string[]): Promise<void> {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || Date.now() > deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
   }
