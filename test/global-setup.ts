@@ -9,6 +9,11 @@ import { buildSqliteTemplate, recordPostgresTemplate } from './helpers/db-templa
  * every migrated test database (see test/helpers/db-template.ts). Removed when the run ends.
  */
 export default async function setup(project: TestProject): Promise<() => void> {
+  // DROVER_TEST_NO_TEMPLATE=1: every test database is migrated on its own (to compare, or to rule the templates out).
+  if (process.env.DROVER_TEST_NO_TEMPLATE === '1') {
+    project.provide('databaseTemplates', null);
+    return () => {};
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-template-'));
   try {
     const sqliteFile = await buildSqliteTemplate(dir);
