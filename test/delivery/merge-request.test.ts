@@ -81,6 +81,7 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
   let scratch: string;
   let served: string;
   let apiKey: string;
+  const repositoryIds: Record<string, number> = {};
   const gitCalls: { url: string; auth: string | undefined; method: string }[] = [];
   const apiCalls: { provider: string; method: string; url: string; auth: string | undefined }[] = [];
   const standIn = providerStandIn(apiCalls);
@@ -112,6 +113,7 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
         body: { name: provider, full_name: 'acme/app', provider, url: `${gitBase}/${provider}.git`, default_branch: 'main', token: TOKEN, api_base_url: apiBases[provider], ticket_prefix: provider.toUpperCase().slice(0, 4) },
       });
       expect(created.status, created.text).toBe(201);
+      repositoryIds[provider] = (created.body as { repository: { id: number } }).repository.id;
     }
   });
 
@@ -183,5 +185,60 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain('pushed → fix/discount');
     expect(cli.stdout).toContain(`merge request #1 (opened) http://mr.test/${provider}/1`);
+  });
+
+  it('a deleted persistent loop: the final delivery of its workspace is recorded on its last pod and updates the merge request', async () => {
+    const slug = `final-${kind}`;
+    const created = await c.api('POST', `${ORG}/loops`, {
+      name: slug,
+      slug,
+      agent_slug: 'shell',
+      execution_mode: 'direct',
+      sandbox_strategy: 'persistent',
+      repository_id: repositoryIds.github,
+      runner_id: runner.runnerId,
+      agentfile_layer: 'CONFIG deliver = merge_request',
+      prompt_template: 'echo "run {{n}}" >> runs.txt && git add runs.txt && git commit -qm "run {{n}}"',
+      prompt_variables: { n: '0' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const loopId = (created.body as { loop: { id: number } }).loop.id;
+    const branch = `drover/loop-${loopId}`;
+    const triggered = await c.api('POST', `${ORG}/loops/${slug}/trigger`, { variables: { n: '1' } });
+    expect(triggered.status, triggered.text).toBe(201);
+    const runId = (triggered.body as { run: { id: number } }).run.id;
+    const podKey = await waitFor(
+      async () => ((await c.api('GET', `${ORG}/loops/${slug}/runs/${runId}`)).body as { run: { pod_key: string | null } }).run.pod_key ?? undefined,
+      { what: 'the run’s pod' },
+    );
+    const first = await settledWithMr(podKey);
+    expect(first.delivery, JSON.stringify(first)).toMatchObject({ status: 'pushed', branch, error: null, merge_request: { state: 'opened' } });
+    const opened = standIn.stored.github.filter((mr) => mr.branch === branch);
+    expect(opened).toHaveLength(1);
+    const mrId = first.delivery!.merge_request!.id;
+
+    // Work left in the workspace after the run's delivery: delivered when the loop is deleted.
+    const dir = path.join(runner.workDir, 'persistent', `loop-${loopId}`);
+    fs.writeFileSync(path.join(dir, 'workspace', 'left.txt'), 'left behind\n');
+    const callsBefore = apiCalls.length;
+    const deleted = await c.api('DELETE', `${ORG}/loops/${slug}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    await waitFor(() => !fs.existsSync(dir), { timeout: 60_000, what: 'the deleted loop’s workspace removed by its runner' });
+    const bare = path.join(served, 'github.git');
+    const head = fixtureGit(scratch, `--git-dir=${bare}`, 'rev-parse', branch);
+    type Final = { head_commit: string; base_commit: string; status: string; commits: { subject: string }[]; merge_request: { id: number } | null; files_changed: number };
+    const pod = await waitFor(
+      async () => {
+        const got = (await c.getPod(podKey)) as unknown as { delivery: Final };
+        return got.delivery.head_commit === head ? got : undefined;
+      },
+      { timeout: 30_000, what: 'the final delivery recorded on the loop’s last pod' },
+    );
+    expect(pod.delivery).toMatchObject({ status: 'pushed', branch, merge_request: { id: mrId }, files_changed: 2 });
+    expect(pod.delivery.commits.map((x) => x.subject)).toEqual(['run 1', `Uncommitted changes of pod loop-${loopId}`]);
+    // The same request, updated (not a second one), through the provider's API.
+    await waitFor(() => apiCalls.slice(callsBefore).some((call) => call.method === 'PATCH' && call.url.endsWith(`/pulls/${mrId}`)), { what: 'the merge request updated' });
+    expect(standIn.stored.github.filter((mr) => mr.branch === branch)).toHaveLength(1);
+    expect(apiCalls.slice(callsBefore).some((call) => call.method === 'POST')).toBe(false);
   });
 });
