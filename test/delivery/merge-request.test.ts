@@ -6,13 +6,13 @@
  * the pod never holds the token.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
 import { basicAuth, gitHttpServer } from '../helpers/git-http.ts';
+import { listen, providerStandIn } from '../helpers/provider-stand-in.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
 import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
 import { createProcessTestDatabase, http as request, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
@@ -20,59 +20,6 @@ import { createProcessTestDatabase, http as request, runDrover, startServerProce
 const ADMIN_TOKEN = 'drvadm_delivery_mr_admin_token_0123456789abcdefgh';
 const TOKEN = 'ghp_DeliveryTokenOfTheRepo_77aa';
 const PROVIDERS = ['github', 'gitlab', 'gitea'] as const;
-
-interface Stored {
-  id: number;
-  branch: string;
-  base: string;
-  title: string;
-  body: string;
-  open: boolean;
-}
-
-/** The three providers' pull/merge request endpoints, over one in-memory list per provider. */
-function providerStandIn(calls: { provider: string; method: string; url: string; auth: string | undefined }[]) {
-  const stored: Record<string, Stored[]> = { github: [], gitlab: [], gitea: [] };
-  const shape = (provider: string, mr: Stored) =>
-    provider === 'gitlab'
-      ? { iid: mr.id, web_url: `http://mr.test/${provider}/${mr.id}`, state: mr.open ? 'opened' : 'closed', source_branch: mr.branch, target_branch: mr.base, title: mr.title }
-      : { number: mr.id, html_url: `http://mr.test/${provider}/${mr.id}`, state: mr.open ? 'open' : 'closed', head: { ref: mr.branch }, base: { ref: mr.base }, title: mr.title };
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const provider = url.pathname.startsWith('/api/v4/') ? 'gitlab' : url.pathname.startsWith('/api/v1/') ? 'gitea' : 'github';
-      calls.push({ provider, method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization });
-      const expected = { github: `Bearer ${TOKEN}`, gitlab: `Bearer ${TOKEN}`, gitea: `token ${TOKEN}` }[provider];
-      if (req.headers.authorization !== expected) return void res.writeHead(401).end('{}');
-      const list = stored[provider];
-      const body = text ? (JSON.parse(text) as Record<string, string>) : {};
-      const send = (status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
-      const one = /\/(?:pulls|merge_requests)\/(\d+)$/.exec(url.pathname);
-      if (req.method === 'GET') {
-        const branch = url.searchParams.get('source_branch') ?? url.searchParams.get('head')?.split(':')[1];
-        return send(200, list.filter((mr) => mr.open && (branch === undefined || mr.branch === branch)).map((mr) => shape(provider, mr)));
-      }
-      if (req.method === 'POST') {
-        const mr = { id: list.length + 1, branch: body.head ?? body.source_branch, base: body.base ?? body.target_branch, title: body.title, body: body.body ?? body.description, open: true };
-        list.push(mr);
-        return send(201, shape(provider, mr));
-      }
-      const mr = one ? list.find((m) => m.id === Number(one[1])) : undefined;
-      if (!mr) return send(404, {});
-      mr.title = body.title;
-      mr.body = body.body ?? body.description;
-      return send(200, shape(provider, mr));
-    });
-  });
-  return { server, stored };
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
   let database: TestDatabase;
@@ -84,7 +31,7 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
   const repositoryIds: Record<string, number> = {};
   const gitCalls: { url: string; auth: string | undefined; method: string }[] = [];
   const apiCalls: { provider: string; method: string; url: string; auth: string | undefined }[] = [];
-  const standIn = providerStandIn(apiCalls);
+  const standIn = providerStandIn(TOKEN, apiCalls);
   const servers: http.Server[] = [standIn.server];
   const c = podClient(
     () => server.url,
