@@ -94,7 +94,7 @@ describe.each(DATABASES)('dashboard: a delivery with its merge request (%s)', (k
       .poll(async () => ((run = (await d.api<{ run: typeof run }>('GET', `/loops/${slug}/runs/${runId}`)).body.run), run.delivery?.merge_request ?? run.delivery?.error ?? null), { timeout: 90_000 })
       .toMatchObject({ state: 'opened' });
     const delivery = run.delivery!;
-    expect(delivery).toMatchObject({ status: 'pushed', branch: `drover/${run.pod_key}`, error: null, files_changed: 1 });
+    expect(delivery).toMatchObject({ status: 'pushed', branch: expect.stringMatching(/^drover\//), error: null, files_changed: 1 });
     expect(standIn.stored.github).toHaveLength(1);
     expect(delivery.merge_request!.url).toBe(`http://mr.test/github/${standIn.stored.github[0].id}`);
 
