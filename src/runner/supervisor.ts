@@ -103,9 +103,9 @@ export class PodSupervisor {
     this.launcher.start();
   }
 
-  /** After the pods have ended: stops the process launcher. */
+  /** After the pods have ended: stops the process launcher, removes the runner's control groups. */
   async close(): Promise<void> {
-    await this.launcher.close();
+    await Promise.all([this.launcher.close(), this.options.cgroups.close()]);
     this.journal.close();
   }
 
