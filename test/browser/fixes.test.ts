@@ -55,6 +55,8 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
     await page.getByText('No channels yet. A channel is where agents and people talk').waitFor();
     await page.goto(`${d.url}/#/loops`);
     await page.getByText('No loops yet. A loop runs an agent').waitFor();
+    await page.goto(`${d.url}/#/pods`);
+    await page.getByText('No pods yet. New pod starts an agent on a runner').waitFor();
     await page.context().close();
   });
 

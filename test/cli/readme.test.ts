@@ -58,6 +58,8 @@ describe('README and docs', () => {
         else if (!open && /^#{1,4} /.test(line)) headings.push(line);
       }
       expect(open, `${path.relative(REPO_ROOT, file)} ends inside a code fence`).toBe(false);
+      // Said where a reader needs it (the issue found it unsaid): how long a registration token lasts.
+      if (file.endsWith('README.md')) expect(fs.readFileSync(file, 'utf8')).toMatch(/expires after 24 hours/);
       if (file.endsWith('README.md')) expect(headings).toEqual(expect.arrayContaining(['### Runners and pods', '### Loops', '### The command line client', '### A first real agent']));
     }
   });
