@@ -39,7 +39,7 @@ export async function errorOf(response: Response): Promise<ApiError> {
 /**
  * Reads started before the first render (docs/dashboard.md "Loading a page"): a signed-in tab asks
  * for what its page will read while it checks its key's scopes, not after. Each is taken once, by
- * the first `api('GET', path)` of the same session; one never taken is dropped with its session.
+ * the first `api('GET', path)` of the same session (another session's call drops it and asks anew).
  */
 const prefetched = new Map<string, { session: Session; response: Promise<unknown> }>();
 
