@@ -128,9 +128,9 @@ describe('README and docs', () => {
   it('"A first real agent", step by step: Claude Code on a stand-in model, its work a delivered branch of a bare repository', async () => {
     const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('### A first real agent'), readme.indexOf('### Loops'));
-    // The section's shell blocks, indented under their list items: the repository, the pod, the review.
-    const [register, run, review] = [...section.matchAll(/^ {3}```sh\n([\s\S]*?)\n {3}```/gm)].map((m) => m[1].replace(/^ {3}/gm, ''));
-    expect(review, 'three shell blocks').toBeDefined();
+    // The section's shell blocks, indented: the CLI's sign-in, the repository, the pod, the review.
+    const [login, register, run, review] = [...section.matchAll(/^ {3}```sh\n([\s\S]*?)\n {3}```/gm)].map((m) => m[1].replace(/^ {3}/gm, ''));
+    expect(review, 'four shell blocks').toBeDefined();
     for (const said of ['.drover/runner/credentials.json', '.drover/runner/agent-home/', '`npx drover runners get 1`', 'DROVER_LOCAL_RUNNER_ALLOW_HOSTS']) expect(section).toContain(said);
 
     const clis = await ensureAgentClis();
@@ -161,7 +161,9 @@ describe('README and docs', () => {
     const start = async () => {
       const server = await startServerProcess({ dataDir, localRunner: true, env: serverEnv, timeoutMs: 90_000 });
       cleanups.push(async () => void (await server.stop('SIGTERM')));
-      await waitFor(() => /^Local runner \d+ connected/m.test(server.stdout), { timeout: 60_000, what: 'the local runner' });
+      await waitFor(() => /^Local runner \d+ connected/m.test(server.stdout), { timeout: 90_000, what: 'the local runner' }).catch((error: Error) => {
+        throw new Error(`${error.message}\n--- stdout ---\n${server.stdout}\n--- stderr ---\n${server.stderr}`);
+      });
       return server;
     };
     const first = await start();
@@ -181,6 +183,9 @@ describe('README and docs', () => {
       expect(result.code, `${script}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`).toBe(0);
       return result;
     };
+    // The sign-in, after the restart: the test's server is on a new port each start, a reader's on 7070.
+    expect(login).toContain('http://127.0.0.1:7070');
+    await shell(login.replace('http://127.0.0.1:7070', server.url));
     expect((await shell('npx drover runners get 1')).stdout).toMatch(/claude-code/);
 
     // 5. The repository: the local bare one in place of GitHub (no token needed).
