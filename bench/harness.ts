@@ -260,6 +260,8 @@ export async function startRunner(options: {
   maxPods: number;
   dir: string;
   env?: Record<string, string>;
+  /** `--allow-host` entries (a loopback model stand-in the relay may forward to). */
+  allowHosts?: readonly string[];
   beforeStart?: (workDir: string) => void;
 }): Promise<Child> {
   const workDir = path.join(options.dir, options.name);
@@ -280,6 +282,7 @@ export async function startRunner(options: {
     workDir,
     '--drain-seconds',
     '1',
+    ...(options.allowHosts ?? []).flatMap((host) => ['--allow-host', host]),
   ];
   const child = spawnNode(options.name, args, droverEnv(options.env), options.dir);
   await child.waitFor(/runner connecting to/, { stream: 'stderr' });

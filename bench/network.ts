@@ -2,8 +2,8 @@
  * Network walls bench: `npx tsx bench/network.ts` (docs/runners.md "Network").
  *
  * 1. Pod start: the time from asking for a sandboxed `true` to its exit, with the network walls
- *    (PodNetwork.open: proxy, Drover API and one operator loopback endpoint; three in-pod socat
- *    bridges waited for; closed after) against the same bubblewrap sandbox without them,
+ *    (PodNetwork.open: proxy and Drover API on one in-pod port, one operator loopback endpoint;
+ *    two in-pod socat bridges waited for; closed after) against the same bubblewrap sandbox without them,
  *    interleaved (walls, plain, walls, …) after a warm-up. BENCH_NETWORK_STARTS pairs (200).
  * 2. CONNECT tunnel through a pod's proxy (runner side: its Unix socket) to a loopback echo
  *    server the operator allowed, against a direct TCP connection to it, interleaved: the round
@@ -84,7 +84,7 @@ async function measure(): Promise<Row[]> {
 
     // 2. The proxy, runner side.
     const pod = await PodNetwork.open(runner, { ...spec, key: 'p-bench-proxy' }, () => {});
-    const proxySocket = pod.room.bridges.find((b) => b.port === 3128)!.socket;
+    const proxySocket = pod.room.bridges.find((b) => `http://127.0.0.1:${b.port}` === pod.env.HTTP_PROXY)!.socket;
     const tunnel = () =>
       new Promise<net.Socket>((resolve, reject) => {
         const s = net.connect(proxySocket);

@@ -206,6 +206,8 @@ async function cliOverhead(): Promise<Row[]> {
         maxPods: 1,
         dir: dataDir,
         env: { PATH: [wrapperDir, clis.binDir, path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':') },
+        // The relay forwards to the loopback stand-in only when the operator allows it.
+        allowHosts: [new URL(mock.url).host],
         beforeStart: (workDir) => {
           writeAgentHome(path.join(workDir, 'agent-home'), mock.url);
           fs.writeFileSync(path.join(workDir, 'credentials.json'), JSON.stringify({ ANTHROPIC_API_KEY: key }), { mode: 0o600 });

@@ -9,7 +9,10 @@
  * (`finished_at`, recorded by the server on this machine's clock, minus the moment POST was sent),
  * for each runner, one pod at a time, alternating walled / plain after BENCH_WALLS_WARMUP (5) pairs
  * of warm-up, BENCH_WALLS_ROUNDS (30) pairs measured. Added cost = walled − plain of each pair.
+ * BENCH_WALLS_TRACE=1: the runners trace their pods' phases (DROVER_TRACE_POD_PHASES, src/runner/pod-phases.ts),
+ * and the p50 of each phase's own time is printed per runner (docs/runners.md "What a pod start costs").
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import {
   ORG,
@@ -43,8 +46,24 @@ interface PodJson {
   error_message: string | null;
 }
 
+const TRACE = process.env.BENCH_WALLS_TRACE === '1';
+
+/** The p50 of each phase's own time (`+ms`) over the measured pods' `pod-phases` lines of a runner's log. */
+function phaseMedians(logFile: string, skip: number): string {
+  const lines = fs.readFileSync(logFile, 'utf8').split('\n').filter((line) => line.startsWith('pod-phases ')).slice(skip);
+  const steps = new Map<string, number[]>();
+  for (const line of lines) {
+    for (const [, phase, took] of line.matchAll(/ ([a-z-]+)=[0-9.]+\(\+([0-9.]+)\)/g)) {
+      if (!steps.has(phase)) steps.set(phase, []);
+      steps.get(phase)!.push(Number(took));
+    }
+  }
+  return [...steps].map(([phase, values]) => `${phase} ${round(summary(values).p50, 1)}`).join(', ') + ` (${lines.length} pods)`;
+}
+
 async function runnerOnline(server: Server, name: string, sandbox: 'bwrap' | 'none', dataDir: string): Promise<{ child: Child; id: number; isolation: unknown }> {
-  const child = await startRunner({ name, serverUrl: server.url, token: await registrationToken(server), maxPods: 4, dir: dataDir, env: { DROVER_RUNNER_SANDBOX: sandbox } });
+  const env = { DROVER_RUNNER_SANDBOX: sandbox, ...(TRACE ? { DROVER_TRACE_POD_PHASES: '1' } : {}) };
+  const child = await startRunner({ name, serverUrl: server.url, token: await registrationToken(server), maxPods: 4, dir: dataDir, env });
   const headers = { 'x-api-key': server.apiKey };
   let found: { id: number; isolation: unknown } | null = null;
   await waitUntil(`runner ${name} online`, async () => {
@@ -110,6 +129,10 @@ async function podStart(): Promise<Row[]> {
       const added = w.map((value, i) => value - p[i]);
       const [sw, sp, sa] = [summary(w), summary(p), summary(added)];
       log(`walled p50 ${ms(sw.p50)} p99 ${ms(sw.p99)}; plain p50 ${ms(sp.p50)} p99 ${ms(sp.p99)}; added p50 ${ms(sa.p50)} p99 ${ms(sa.p99)}`);
+      if (TRACE) {
+        await sleep(200); // the last pods' lines are written once they are torn down
+        for (const r of [walled, plain]) log(`${r.child.name} phases, ms, p50 of each step: ${phaseMedians(r.child.stderrFile, warmup)}`);
+      }
       return [
         { name: 'load average (1 / 5 / 15 min) at the start / at the end', value: `${load} / ${loadAvgText(os.loadavg())}` },
         { name: `walled runner's isolation`, value: JSON.stringify(walled.isolation) },

@@ -202,7 +202,7 @@ export class RunnerLink {
         return;
       case 'workspace_removed':
         if (!message.removed) this.log.warn({ persistent_key: message.persistent_key, error: message.error }, 'the runner kept a deleted loop\'s workspace');
-        await workspaceRemoved(this.ctx, this.runner.id, message.persistent_key, message.removed);
+        await workspaceRemoved(this.ctx, this.runner.id, message.persistent_key, message.removed, message.delivery);
         return;
       case 'credential_stored': {
         const pending = this.pendingCredential;

@@ -10,6 +10,7 @@ import { DEFAULT_POD_LIMITS, type PodLimits } from './limits/settings.ts';
 import { openSandbox, type SandboxMode } from './sandbox/index.ts';
 import { RunnerOutbox, type KeptMessage } from './outbox.ts';
 import { UnackedPatches, withoutPatch } from './patch-parts.ts';
+import { UnackedOutcomeFiles } from './unacked-outcomes.ts';
 import type { WorkspaceRemoval } from './workspace-removal.ts';
 import { PodSupervisor } from './supervisor.ts';
 import { runnerNetwork } from './network/runner.ts';
@@ -90,6 +91,8 @@ export class RunnerDaemon {
   private readonly outbox = new RunnerOutbox();
   /** The patches of `unacked` (./patch-parts.ts). */
   private readonly patches = new UnackedPatches();
+  /** `unacked` pods' outcomes on disk, so a restart does not lose their work (./unacked-outcomes.ts). */
+  private readonly outcomeFiles: UnackedOutcomeFiles;
   /** Persistent workspaces being delivered and removed. */
   private readonly removing = new Set<string>();
 
@@ -98,6 +101,7 @@ export class RunnerDaemon {
     fs.mkdirSync(options.workDir, { recursive: true, mode: 0o700 });
     this.workDir = fs.realpathSync(options.workDir);
     this.identityStore = new IdentityStore(this.workDir, this.log);
+    this.outcomeFiles = new UnackedOutcomeFiles(this.workDir, this.log);
     this.servers = (Array.isArray(options.server) ? options.server : [options.server]).map((url) => url.trim().replace(/\/+$/, '')).filter(Boolean);
     if (this.servers.length === 0) throw new Error('no server URL given');
     this.link = new ServerConnection(this.servers, options.heartbeatMs ?? 10_000, this.log, {
@@ -163,6 +167,8 @@ export class RunnerDaemon {
         output: (key, data) => this.sendOrKeep({ type: 'pod_output', key, data }),
         networkRefused: (key, refused) => this.send({ type: 'pod_network', key, refused }),
         exited: (outcome) => {
+          // On disk before it is sent: acknowledged only once the server has stored it.
+          this.outcomeFiles.save(outcome);
           // A patch too large for one message goes before it in parts (./patch-parts.ts).
           const sent = this.patches.keep(outcome);
           this.unacked.set(outcome.key, outcome);
@@ -174,6 +180,11 @@ export class RunnerDaemon {
     this.identity = await this.loadOrRegister();
     this.runnerId = this.identity.runner_id;
     this.agents = await detectAgentVersions(pathEnv);
+    // Outcomes an earlier run of this runner had not got acknowledged: reported in the first hello.
+    for (const outcome of this.outcomeFiles.load()) {
+      this.unacked.set(outcome.key, outcome);
+      this.patches.keep(outcome);
+    }
     await this.supervisor.open();
     this.link.connect();
   }
@@ -232,13 +243,8 @@ export class RunnerDaemon {
       case 'start_pod':
         if (this.supervisor.has(message.pod.key)) return;
         if (this.draining) {
-          this.unacked.set(message.pod.key, {
-            key: message.pod.key,
-            outcome: 'failed',
-            exit_code: null,
-            error_message: 'the runner is draining and accepts no new pods',
-            session_id: null,
-          });
+          const error_message = 'the runner is draining and accepts no new pods';
+          this.unacked.set(message.pod.key, { key: message.pod.key, outcome: 'failed', exit_code: null, error_message, session_id: null });
           this.send({ type: 'pod_exited', result: this.unacked.get(message.pod.key)! });
           return;
         }
@@ -253,6 +259,7 @@ export class RunnerDaemon {
       case 'ack_exit':
         this.unacked.delete(message.key);
         this.patches.forget(message.key);
+        this.outcomeFiles.remove(message.key);
         return;
       case 'remove_workspace':
         this.removeWorkspace(message);

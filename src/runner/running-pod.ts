@@ -5,6 +5,8 @@ import type { PodOutputBuffer } from './pod-output-buffer.ts';
 import { PodResults, SessionTotals } from './pod-results.ts';
 import type { PodWalls } from './limits/pod-walls.ts';
 import type { PodNetwork } from './network/index.ts';
+import { podPhases, type PodPhases } from './pod-phases.ts';
+import type { PreparedWorkspace } from './workspaces.ts';
 
 /** One pod the supervisor runs: its spec, process, output, results and how it is being ended. */
 export class RunningPod {
@@ -14,6 +16,8 @@ export class RunningPod {
   /** Over a limit (docs/runners.md "Limits"): the pod ends `failed` with this message. */
   failure: string | null = null;
   walls: PodWalls | null = null;
+  /** Its workspace, once prepared (released by the supervisor's tear-down). */
+  workspace: PreparedWorkspace | null = null;
   /** Its network walls (docs/runners.md "Network"); null without a sandbox. */
   network: PodNetwork | null = null;
   timeoutTimer: NodeJS.Timeout | null = null;
@@ -26,11 +30,14 @@ export class RunningPod {
   end!: () => void;
   readonly ended = new Promise<void>((resolve) => (this.end = resolve));
   readonly results: PodResults;
+  /** DROVER_TRACE_POD_PHASES=1: the timings of its start and end (./pod-phases.ts). */
+  readonly phases: PodPhases;
   constructor(
     readonly spec: PodSpec,
     workDir: string,
     readonly output: PodOutputBuffer,
   ) {
+    this.phases = podPhases(spec.key);
     this.results = new PodResults(SessionTotals.forPersistentKey(workDir, spec.persistent_key));
   }
 }

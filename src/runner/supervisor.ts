@@ -1,16 +1,12 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ModelCall, PodOutcome, PodReport, PodSpec } from '../protocol/runner-link.ts';
-import { autopilotPrompt, type AutopilotIteration, type ReportWay } from '../agents/autopilot.ts';
-import { supportsMcp } from '../agents/mcp.ts';
-import { supportsResume } from '../agents/builtin.ts';
 import { outputReader } from '../agents/output/index.ts';
 import { AgentJournal } from './agent-journal.ts';
 import { ProcessLauncher } from './launcher.ts';
 import { PodOutputBuffer } from './pod-output-buffer.ts';
 import { abandonedGroupOf, GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import { RunningPod } from './running-pod.ts';
-import { readStatus } from './status-file.ts';
+import { runAutopilot, type AutopilotHost } from './autopilot-run.ts';
 import { agentLaunch, type AgentRun } from './agent-launch.ts';
 import type { Cgroups } from './limits/cgroups.ts';
 import { PodWalls } from './limits/pod-walls.ts';
@@ -53,6 +49,8 @@ export interface SupervisorOptions {
 /** Runs the pods of one runner: workspace, agent process(es), output, timeouts, stop. */
 export class PodSupervisor {
   private readonly pods = new Map<string, RunningPod>();
+  /** Ended pods whose groups, workspace and sockets are still being removed (`tearDown`). */
+  private readonly tearingDown = new Set<Promise<void>>();
   private readonly workspaces: WorkspaceManager;
   private readonly launcher = new ProcessLauncher();
   private readonly journal: AgentJournal;
@@ -103,9 +101,9 @@ export class PodSupervisor {
     this.launcher.start();
   }
 
-  /** After the pods have ended: stops the process launcher. */
+  /** After the pods have ended: stops the process launcher, removes the runner's control groups. */
   async close(): Promise<void> {
-    await this.launcher.close();
+    await Promise.all([this.launcher.close(), this.options.cgroups.close()]);
     this.journal.close();
   }
 
@@ -114,10 +112,26 @@ export class PodSupervisor {
     if (this.pods.has(spec.key)) return;
     const pod = new RunningPod(spec, this.options.workDir, new PodOutputBuffer((data) => this.options.hooks.output(spec.key, data), this.flushMs));
     this.pods.set(spec.key, pod);
-    void this.run(pod).then(
+    // The pod's walls go up only once the pods that ended before it was asked for are torn down.
+    void this.run(pod, [...this.tearingDown]).then(
       (outcome) => this.finish(pod, outcome),
       (error: unknown) => this.finish(pod, this.outcome(pod, 'failed', null, `runner error: ${(error as Error).message}`)),
     );
+  }
+
+  /**
+   * After the pod was reported ended (docs/runners.md "What a pod start costs"): its control
+   * groups, workspace and network directory are removed, side by side.
+   */
+  private async tearDown(pod: RunningPod): Promise<void> {
+    const { spec, workspace } = pod;
+    await Promise.all([
+      pod.walls?.close().catch(() => {}),
+      workspace && this.workspaces.release(spec.key, { keep: spec.keep_workspace && !spec.persistent_key }).catch(() => {}),
+      pod.network?.close().catch(() => {}),
+    ]);
+    pod.phases.mark('torn-down');
+    pod.phases.done();
   }
 
   stop(key: string, reason: 'terminated' | 'timeout'): void {
@@ -156,8 +170,9 @@ export class PodSupervisor {
   /** Resolves when no pod is left (or after `timeoutMs`). */
   async idle(timeoutMs = Number.POSITIVE_INFINITY): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while (this.pods.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    return this.pods.size === 0;
+    const busy = () => this.pods.size > 0 || this.tearingDown.size > 0;
+    while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return !busy();
   }
 
   /** A deleted loop's persistent workspace: once no pod here uses it, delivered and removed (./workspace-removal.ts). */
@@ -172,7 +187,14 @@ export class PodSupervisor {
     pod.output.end();
     this.options.relay?.detach(pod.spec.key);
     this.pods.delete(pod.spec.key);
-    this.options.hooks.exited({ ...outcome, delivery: pod.delivery });
+    try {
+      this.options.hooks.exited({ ...outcome, delivery: pod.delivery });
+      pod.phases.mark('exited-sent');
+    } finally {
+      const torn = this.tearDown(pod);
+      this.tearingDown.add(torn);
+      void torn.finally(() => this.tearingDown.delete(torn));
+    }
   }
 
   private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
@@ -187,11 +209,11 @@ export class PodSupervisor {
     };
   }
 
-  private async run(pod: RunningPod): Promise<PodOutcome> {
+  private async run(pod: RunningPod, earlier: Promise<void>[]): Promise<PodOutcome> {
     const spec = pod.spec;
     let workspace: PreparedWorkspace;
     try {
-      workspace = await this.workspaces.prepare({
+      workspace = pod.workspace = await this.workspaces.prepare({
         podKey: spec.key,
         repo: spec.repo ? { url: spec.repo.url, token: spec.repo.token, defaultBranch: spec.repo.default_branch } : null,
         branch: spec.branch,
@@ -201,17 +223,21 @@ export class PodSupervisor {
       const message = error instanceof WorkspaceError ? error.message : `preparing the workspace failed: ${(error as Error).message}`;
       return this.outcome(pod, 'failed', null, message);
     }
+    pod.phases.mark('workspace');
+    await Promise.all(earlier);
     pod.walls = new PodWalls(this.options.cgroups, this.options.podLimits, spec.key, spec.limits);
     pod.walls.watchDisk([workspace.path, workspace.home], (message) => this.fail(pod, message));
+    pod.phases.mark('cgroups');
     try {
       if (pod.stopReason) return this.outcome(pod, 'terminated', null, null);
       const network = this.options.sandbox?.mode === 'bwrap' ? (this.options.network ?? null) : null;
       pod.network = await openPodNetwork(network, spec, { note: (text) => pod.output.note(text), refused: (n) => this.options.hooks.networkRefused?.(spec.key, n) });
+      pod.phases.mark('network');
       if (spec.pod_timeout_minutes) {
         pod.timeoutTimer = setTimeout(() => this.stop(spec.key, 'timeout'), spec.pod_timeout_minutes * 60_000);
         pod.timeoutTimer.unref();
       }
-      const outcome = spec.mode === 'autopilot' ? await this.runAutopilot(pod, workspace) : await this.runDirect(pod, workspace);
+      const outcome = spec.mode === 'autopilot' ? await runAutopilot(this.autopilotHost, pod, workspace) : await this.runDirect(pod, workspace);
       if (!spec.auto_close && outcome.outcome === 'completed' && !pod.stopReason) {
         // auto_close false: the pod stays up, workspace and all, until it is terminated.
         await pod.stopRequested;
@@ -224,12 +250,20 @@ export class PodSupervisor {
       if (spec.persistent_key) await this.workspaces.markDelivered(spec.persistent_key, pod.delivery).catch(() => {});
       // auto_close false keeps the workspace while the pod stays up (the wait above), not after
       // it was terminated: nothing would ever remove it then. A persistent workspace outlives the
-      // pod (release removes only the pod's own state then).
-      await pod.walls.close().catch(() => {});
-      await this.workspaces.release(spec.key, { keep: spec.keep_workspace && !spec.persistent_key }).catch(() => {});
-      await pod.network?.close().catch(() => {});
+      // pod (release removes only the pod's own state then): `tearDown`, once the end is reported.
+      pod.walls.stopWatching();
+      pod.phases.mark('delivered');
     }
   }
+
+  private readonly autopilotHost: AutopilotHost = {
+    stateDir: (key) => this.workspaces.stateDir(key),
+    killGraceMs: () => this.killGraceMs,
+    loopSession: (pod, workspace) => this.loopSession(pod, workspace),
+    runAgent: (pod, workspace, run) => this.runAgent(pod, workspace, run),
+    outcome: (pod, outcome, exitCode, error) => this.outcome(pod, outcome, exitCode, error),
+    fromResult: (pod, result) => this.fromResult(pod, result),
+  };
 
   private async runDirect(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
     const result = await this.runAgent(pod, workspace, { prompt: pod.spec.prompt, resumeSessionId: this.loopSession(pod, workspace), statusFile: null, iteration: null });
@@ -252,49 +286,6 @@ export class PodSupervisor {
     return this.outcome(pod, 'failed', result.code, `the agent ended with ${how}`);
   }
 
-  /** Autopilot (docs/api.md): iterations in one workspace until the agent reports done or failed. */
-  private async runAutopilot(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
-    const spec = pod.spec;
-    const stateDir = this.workspaces.stateDir(spec.key);
-    fs.mkdirSync(stateDir, { recursive: true });
-    const statusFile = path.join(stateDir, 'status.json');
-    const agent = { slug: spec.agent.slug, custom: spec.agent.custom !== null };
-    const canResume = !agent.custom && supportsResume(spec.agent.slug);
-    // Agents with the drover MCP server may report through its report_status tool too.
-    const reportWays: ReportWay[] = !agent.custom && spec.mcp !== false && supportsMcp(spec.agent.slug) ? ['mcp_tool', 'status_file'] : ['status_file'];
-    let previous: AutopilotIteration['previous'] = null;
-    try {
-      for (let iteration = 1; iteration <= spec.max_iterations; iteration++) {
-        fs.rmSync(statusFile, { recursive: true, force: true }); // whatever the agent left there
-        // From iteration 2 on, an agent that can resume continues its own session (the one it
-        // reported last); one that cannot is given the task again (autopilot.ts).
-        const ownSession = iteration > 1 && canResume ? pod.results.get().session_id : null;
-        const resumeSessionId = iteration === 1 ? this.loopSession(pod, workspace) : ownSession;
-        const turn = { iteration, maxIterations: spec.max_iterations, previous, ways: reportWays };
-        const prompt = autopilotPrompt(agent, spec.prompt, turn, ownSession !== null);
-        let timedOut = false;
-        const timer = setTimeout(() => {
-          timedOut = true;
-          pod.process?.stop(this.killGraceMs);
-        }, spec.iteration_timeout_sec * 1000);
-        timer.unref();
-        const result = await this.runAgent(pod, workspace, { prompt, resumeSessionId, statusFile, iteration }).finally(() => clearTimeout(timer));
-        if (pod.stopReason) return this.outcome(pod, 'terminated', result.code, null);
-        if (pod.failure) return this.outcome(pod, 'failed', result.code, null);
-        if (timedOut) return this.outcome(pod, 'failed', result.code, `iteration ${iteration} exceeded iteration_timeout_sec (${spec.iteration_timeout_sec} s)`);
-        if (result.spawnError) return this.outcome(pod, 'failed', null, result.spawnError);
-        const status = readStatus(statusFile);
-        previous = status ? { status: status.status, summary: status.summary ?? null } : null;
-        if (status?.status === 'done') return this.outcome(pod, 'completed', result.code, null);
-        if (status?.status === 'failed') return this.outcome(pod, 'failed', result.code, status.summary || `the agent reported failure in iteration ${iteration}`);
-        if (!status && result.code !== 0) return this.fromResult(pod, result);
-      }
-      return this.outcome(pod, 'completed', 0, `max_iterations (${spec.max_iterations}) reached without the agent reporting done`);
-    } finally {
-      fs.rmSync(stateDir, { recursive: true, force: true });
-    }
-  }
-
   private async runAgent(pod: RunningPod, workspace: PreparedWorkspace, run: AgentRun): Promise<ProcessResult> {
     const spec = pod.spec;
     const sandbox = this.options.sandbox;
@@ -310,6 +301,7 @@ export class PodSupervisor {
       network: pod.network,
       note: (text) => pod.output.note(text),
     });
+    pod.phases.mark('launch-built');
     if ('spawnError' in launch) return { code: null, signal: null, spawnError: launch.spawnError };
     // A custom agent's output is its own business: only built-in agents' formats are read.
     const reader = outputReader(spec.agent.custom ? '' : spec.agent.slug);
@@ -326,6 +318,7 @@ export class PodSupervisor {
       sandboxed: sandbox?.mode === 'bwrap',
     });
     pod.process = child;
+    pod.phases.mark('spawned');
     if (child.pid !== undefined) this.journal.started(child.pid, spec.key);
     if (pod.stopReason || pod.failure) child.stop(this.killGraceMs);
     if (pod.state === 'preparing' && child.pid !== undefined) {
@@ -333,6 +326,7 @@ export class PodSupervisor {
       this.options.hooks.started(spec.key);
     }
     const result = await child.done;
+    pod.phases.mark('agent-exited');
     // In a sandbox nothing outlives the agent; without one, what left its process group must go too.
     if (!sandbox || sandbox.mode === 'none') killProcessesWithEnv(`DROVER_POD_KEY=${spec.key}`);
     if (child.pid !== undefined) this.journal.ended(child.pid);

@@ -7,13 +7,14 @@ import { packageFile } from '../paths.ts';
 import { createApp } from '../app.ts';
 import { Runtime } from './runtime.ts';
 import { prepareDataDir } from '../data-dir.ts';
+import type { Logger } from 'pino';
 import { createLogger } from '../logger.ts';
 import type { ServerConfig } from '../config.ts';
 import { bootstrapIfEmpty } from '../domain/admin/bootstrap.ts';
 import { randomBase62 } from '../domain/auth/keys.ts';
 import { SecretBox, resolveSecretKey } from '../domain/secrets.ts';
 import { networkCause } from '../client/network.ts';
-import { openStore } from '../store/db.ts';
+import { openStore, type Store } from '../store/db.ts';
 import { LocalRunner } from './local-runner.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 
@@ -56,26 +57,25 @@ function testClock(file: string): () => number {
   return read;
 }
 
-/** `drover serve`: open the store, migrate, bootstrap, listen; stop cleanly on SIGTERM/SIGINT. */
-export async function startServer(config: ServerConfig, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
-  prepareDataDir(config.dataDir);
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-  const announce = (line: string) => process.stdout.write(line + '\n');
-
+/** The store of `config`, migrated; a database that cannot be reached is named (without its password). */
+async function openMigratedStore(config: ServerConfig): Promise<Store> {
   const store = openStore({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'drover.sqlite') });
   try {
     await migrateToLatest(store);
   } catch (error) {
     await store.close().catch(() => undefined);
     if (config.databaseUrl && (error as { code?: string }).code?.startsWith('E')) {
-      // Which database could not be reached, without the password of its URL.
       const where = new URL(config.databaseUrl);
       if (where.password) where.password = '***';
       throw new Error(`cannot reach the database at ${where.toString()}: ${networkCause(error)}`, { cause: error });
     }
     throw error;
   }
-  const adminToken = resolveAdminToken(config, announce);
+  return store;
+}
+
+/** The runtime (domain context and background loops) of `drover serve`, with its secret key. */
+function serverRuntime(config: ServerConfig, store: Store, logger: Logger, announce: (line: string) => void): Runtime {
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   if (secretKey.generated) {
     announce(
@@ -83,7 +83,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
         'and give every replica the same key through DROVER_SECRET_KEY',
     );
   }
-  const runtime = new Runtime({
+  return new Runtime({
     store,
     secrets: new SecretBox(secretKey.key),
     providerTimeoutMs: config.providerTimeoutMs,
@@ -101,17 +101,22 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       webhookAllowPrivate: config.webhookAllowPrivate,
     },
   });
-  const ctx = runtime.ctx;
+}
 
-  const bootstrap = await bootstrapIfEmpty(ctx);
-  if (bootstrap) {
-    const file = path.join(config.dataDir, 'bootstrap-api-key');
-    fs.writeFileSync(file, bootstrap.key + '\n', { mode: 0o600 });
-    announce(`Created organization "${bootstrap.org}" and an API key with every scope (shown once; also in ${file}): ${bootstrap.key}`);
-  }
+/** On an empty database: the first organization and its all-scopes key, written to the data dir. */
+async function bootstrap(runtime: Runtime, config: ServerConfig, announce: (line: string) => void): Promise<void> {
+  const created = await bootstrapIfEmpty(runtime.ctx);
+  if (!created) return;
+  const file = path.join(config.dataDir, 'bootstrap-api-key');
+  fs.writeFileSync(file, created.key + '\n', { mode: 0o600 });
+  announce(`Created organization "${created.org}" and an API key with every scope (shown once; also in ${file}): ${created.key}`);
+}
 
-  // A dashboard that cannot be built (sources missing from the package, say) must not keep the API
-  // from starting: the server says why and serves the API alone.
+/**
+ * The HTTP app. A dashboard that cannot be built (sources missing from the package, say) must not
+ * keep the API from starting: the server says why and serves the API alone.
+ */
+async function serverApp(runtime: Runtime, config: ServerConfig, logger: Logger, adminToken: string): Promise<FastifyInstance> {
   const dashboard = config.dashboard
     ? await loadDashboardAssets().catch((error: unknown) => {
         logger.warn({ err: error }, 'the web dashboard could not be built and is not served');
@@ -130,6 +135,35 @@ export async function startServer(config: ServerConfig, options: { handleSignals
     dashboard,
   });
   if (config.testCronClockFile) app.log.warn({ file: config.testCronClockFile }, 'DROVER_TEST_CRON_CLOCK_FILE is set: cron slots follow the time in this file, not the clock (for tests only)');
+  return app;
+}
+
+/** SIGTERM and SIGINT close the server, then the process exits (1 when the shutdown failed). */
+function closeOnSignals(app: FastifyInstance, close: () => Promise<void>): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    app.log.info({ signal }, 'shutting down');
+    close().then(
+      () => process.exit(0),
+      (error) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+/** `drover serve`: open the store, migrate, bootstrap, listen; stop cleanly on SIGTERM/SIGINT. */
+export async function startServer(config: ServerConfig, options: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+  prepareDataDir(config.dataDir);
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+  const announce = (line: string) => process.stdout.write(line + '\n');
+  const store = await openMigratedStore(config);
+  const adminToken = resolveAdminToken(config, announce);
+  const runtime = serverRuntime(config, store, logger, announce);
+  await bootstrap(runtime, config, announce);
+  const app = await serverApp(runtime, config, logger, adminToken);
   let localRunner: LocalRunner | null = null;
 
   // While shutting down, every answer asks the client to close its connection, so keep-alive
@@ -155,22 +189,8 @@ export async function startServer(config: ServerConfig, options: { handleSignals
         clearInterval(idleSweep);
       }
     })());
-
   // Installed before listening: a signal at any point of the start-up still shuts down cleanly.
-  if (options.handleSignals) {
-    const onSignal = (signal: NodeJS.Signals) => {
-      app.log.info({ signal }, 'shutting down');
-      close().then(
-        () => process.exit(0),
-        (error) => {
-          app.log.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  }
+  if (options.handleSignals) closeOnSignals(app, close);
 
   await runtime.start();
   await app.listen({ host: config.host, port: config.port });
@@ -179,7 +199,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   announce(`Drover listening on ${url} (${store.description})`);
   if (config.localRunner && !closing) {
-    const prepared = await LocalRunner.prepare(ctx, {
+    const prepared = await LocalRunner.prepare(runtime.ctx, {
       dataDir: config.dataDir,
       serverUrl: url,
       maxPods: config.localRunnerMaxPods,

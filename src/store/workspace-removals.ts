@@ -38,3 +38,7 @@ export async function loopRunnersWithLastPod(db: Executor, loopId: number): Prom
   for (const row of rows) if (!seen.has(row.runner_id!)) seen.set(row.runner_id!, row.pod_key!);
   return [...seen].map(([runner_id, pod_key]) => ({ runner_id, pod_key }));
 }
+
+export async function findWorkspaceRemoval(db: Executor, runnerId: number, persistentKey: string): Promise<WorkspaceRemoval | undefined> {
+  return db.selectFrom('workspace_removals').select(['runner_id', 'persistent_key', 'pod_key']).where('runner_id', '=', runnerId).where('persistent_key', '=', persistentKey).executeTakeFirst();
+}

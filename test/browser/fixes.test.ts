@@ -55,6 +55,13 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
     await page.getByText('No channels yet. A channel is where agents and people talk').waitFor();
     await page.goto(`${d.url}/#/loops`);
     await page.getByText('No loops yet. A loop runs an agent').waitFor();
+    await page.goto(`${d.url}/#/pods`);
+    await page.getByText('No pods yet. New pod starts an agent on a runner').waitFor();
+    // An org without people: the board's assignee filter still picks (nobody to pick), no id typed.
+    await page.goto(`${d.url}/#/board`);
+    const assignee = page.getByRole('form', { name: 'Filters' }).getByLabel('Assignee');
+    await expect.poll(() => assignee.evaluate((e) => e.tagName), { timeout: 15_000 }).toBe('SELECT');
+    expect(await assignee.locator('option').allTextContents()).toEqual(['Anyone']);
     await page.context().close();
   });
 

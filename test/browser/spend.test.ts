@@ -143,6 +143,21 @@ describe.each(DATABASES)('dashboard spend, names and delivery with real data (%s
     await expect.poll(() => page.getByTestId('ticket-assignee').textContent(), { timeout: 15_000 }).toBe('Alice Martin');
     expect(await page.locator('dl.facts').textContent()).toContain('by Alice Martin');
     await expect.poll(() => page.locator(`tr[data-pod="${podKey}"]`).count(), { timeout: 15_000 }).toBe(1);
+
+    // The board: the card's assignee by name, and the assignee filter offers people by name and
+    // filters by the one picked (it showed and took raw ids).
+    await page.goto(`${d.url}/#/board`);
+    const card = page.locator(`.card[data-slug="${slug}"]`);
+    await expect.poll(() => card.locator('.tag.assignee').textContent(), { timeout: 15_000 }).toBe('Alice Martin');
+    const filter = page.getByRole('form', { name: 'Filters' }).getByLabel('Assignee');
+    expect(await filter.locator('option').allTextContents()).toContain('Alice Martin');
+    const unassigned = await d.api<{ ticket: { slug: string } }>('POST', '/tickets', { type: 'task', title: 'Nobody on this one' });
+    expect(unassigned.status).toBe(201);
+    await page.locator(`.card[data-slug="${unassigned.body.ticket.slug}"]`).waitFor();
+    await filter.selectOption({ label: 'Alice Martin' });
+    await expect.poll(() => page.locator(`.card[data-slug="${unassigned.body.ticket.slug}"]`).count(), { timeout: 15_000 }).toBe(0);
+    expect(await card.count()).toBe(1);
+    expect(new Set(await page.locator('.card .tag.assignee').allTextContents())).toEqual(new Set(['Alice Martin']));
     await page.context().close();
   });
 

@@ -6,11 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
-import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
+import { DATABASES } from '../helpers/databases.ts';
+import { fixtureGit } from '../helpers/git-fixture.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
-import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, http as request, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { startSandboxFixture, type SandboxFixture } from '../helpers/sandbox-fixture.ts';
+import { runDrover, type ServerProcess } from '../helpers/server-process.ts';
 
 const ADMIN_TOKEN = 'drvadm_delivery_branch_admin_token_0123456789abc';
 
@@ -28,7 +29,6 @@ interface Delivery {
 }
 
 describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)', (kind) => {
-  let database: TestDatabase;
   let server: ServerProcess;
   let runner: RunnerProcess;
   let scratch: string;
@@ -50,28 +50,25 @@ describe.each(DATABASES)('delivering a pod’s work to a local repository (%s)',
       { timeout: 60_000, what: `pod ${key} ended and its work delivered` },
     );
 
+  let fixture: SandboxFixture | undefined;
   beforeAll(async () => {
-    database = await createProcessTestDatabase(kind);
-    scratch = tempDir('delivery-branch');
-    repo = bareRepository(scratch, 'shop', { 'README.md': 'shop\n', 'src/discount.js': 'module.exports = (p) => p;\n', '.gitignore': 'node_modules/\n' });
-    base = git('rev-parse', 'main');
-    server = await startServerProcess({ dataDir: database.dataDir, timeoutMs: 90_000, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
-    apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'deliver', env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' }, timeoutMs: 90_000 });
-    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
-    const created = await request(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
-      bearer: ADMIN_TOKEN,
-      body: { name: 'shop', full_name: 'acme/shop', provider: 'git', url: repo.bare, default_branch: 'main', token: 'unused-for-a-path' },
+    fixture = await startSandboxFixture({
+      kind,
+      adminToken: ADMIN_TOKEN,
+      name: 'delivery-branch',
+      runnerName: 'deliver',
+      repository: {
+        name: 'shop',
+        fullName: 'acme/shop',
+        files: { 'README.md': 'shop\n', 'src/discount.js': 'module.exports = (p) => p;\n', '.gitignore': 'node_modules/\n' },
+        token: 'unused-for-a-path',
+      },
     });
-    expect(created.status, created.text).toBe(201);
+    ({ server, runner, scratch, apiKey, repo } = fixture);
+    base = git('rev-parse', 'main');
   }, 240_000);
 
-  afterAll(async () => {
-    await runner?.stop();
-    await server?.stop();
-    await database?.cleanup();
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
-  });
+  afterAll(async () => fixture?.stop());
 
   it('own branch + uncommitted work: both commits on that branch, the delivery lists them with the diff stat, /patch returns them', async () => {
     const script = [

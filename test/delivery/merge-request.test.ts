@@ -6,13 +6,13 @@
  * the pod never holds the token.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
 import { basicAuth, gitHttpServer } from '../helpers/git-http.ts';
+import { listen, providerStandIn } from '../helpers/provider-stand-in.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
 import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
 import { createProcessTestDatabase, http as request, runDrover, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
@@ -21,59 +21,6 @@ const ADMIN_TOKEN = 'drvadm_delivery_mr_admin_token_0123456789abcdefgh';
 const TOKEN = 'ghp_DeliveryTokenOfTheRepo_77aa';
 const PROVIDERS = ['github', 'gitlab', 'gitea'] as const;
 
-interface Stored {
-  id: number;
-  branch: string;
-  base: string;
-  title: string;
-  body: string;
-  open: boolean;
-}
-
-/** The three providers' pull/merge request endpoints, over one in-memory list per provider. */
-function providerStandIn(calls: { provider: string; method: string; url: string; auth: string | undefined }[]) {
-  const stored: Record<string, Stored[]> = { github: [], gitlab: [], gitea: [] };
-  const shape = (provider: string, mr: Stored) =>
-    provider === 'gitlab'
-      ? { iid: mr.id, web_url: `http://mr.test/${provider}/${mr.id}`, state: mr.open ? 'opened' : 'closed', source_branch: mr.branch, target_branch: mr.base, title: mr.title }
-      : { number: mr.id, html_url: `http://mr.test/${provider}/${mr.id}`, state: mr.open ? 'open' : 'closed', head: { ref: mr.branch }, base: { ref: mr.base }, title: mr.title };
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const provider = url.pathname.startsWith('/api/v4/') ? 'gitlab' : url.pathname.startsWith('/api/v1/') ? 'gitea' : 'github';
-      calls.push({ provider, method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization });
-      const expected = { github: `Bearer ${TOKEN}`, gitlab: `Bearer ${TOKEN}`, gitea: `token ${TOKEN}` }[provider];
-      if (req.headers.authorization !== expected) return void res.writeHead(401).end('{}');
-      const list = stored[provider];
-      const body = text ? (JSON.parse(text) as Record<string, string>) : {};
-      const send = (status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
-      const one = /\/(?:pulls|merge_requests)\/(\d+)$/.exec(url.pathname);
-      if (req.method === 'GET') {
-        const branch = url.searchParams.get('source_branch') ?? url.searchParams.get('head')?.split(':')[1];
-        return send(200, list.filter((mr) => mr.open && (branch === undefined || mr.branch === branch)).map((mr) => shape(provider, mr)));
-      }
-      if (req.method === 'POST') {
-        const mr = { id: list.length + 1, branch: body.head ?? body.source_branch, base: body.base ?? body.target_branch, title: body.title, body: body.body ?? body.description, open: true };
-        list.push(mr);
-        return send(201, shape(provider, mr));
-      }
-      const mr = one ? list.find((m) => m.id === Number(one[1])) : undefined;
-      if (!mr) return send(404, {});
-      mr.title = body.title;
-      mr.body = body.body ?? body.description;
-      return send(200, shape(provider, mr));
-    });
-  });
-  return { server, stored };
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
   let database: TestDatabase;
   let server: ServerProcess;
@@ -81,9 +28,10 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
   let scratch: string;
   let served: string;
   let apiKey: string;
+  const repositoryIds: Record<string, number> = {};
   const gitCalls: { url: string; auth: string | undefined; method: string }[] = [];
   const apiCalls: { provider: string; method: string; url: string; auth: string | undefined }[] = [];
-  const standIn = providerStandIn(apiCalls);
+  const standIn = providerStandIn(TOKEN, apiCalls);
   const servers: http.Server[] = [standIn.server];
   const c = podClient(
     () => server.url,
@@ -112,6 +60,7 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
         body: { name: provider, full_name: 'acme/app', provider, url: `${gitBase}/${provider}.git`, default_branch: 'main', token: TOKEN, api_base_url: apiBases[provider], ticket_prefix: provider.toUpperCase().slice(0, 4) },
       });
       expect(created.status, created.text).toBe(201);
+      repositoryIds[provider] = (created.body as { repository: { id: number } }).repository.id;
     }
   });
 
@@ -183,5 +132,60 @@ describe.each(DATABASES)('merge requests for a pod’s work (%s)', (kind) => {
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain('pushed → fix/discount');
     expect(cli.stdout).toContain(`merge request #1 (opened) http://mr.test/${provider}/1`);
+  });
+
+  it('a deleted persistent loop: the final delivery of its workspace is recorded on its last pod and updates the merge request', async () => {
+    const slug = `final-${kind}`;
+    const created = await c.api('POST', `${ORG}/loops`, {
+      name: slug,
+      slug,
+      agent_slug: 'shell',
+      execution_mode: 'direct',
+      sandbox_strategy: 'persistent',
+      repository_id: repositoryIds.github,
+      runner_id: runner.runnerId,
+      agentfile_layer: 'CONFIG deliver = merge_request',
+      prompt_template: 'echo "run {{n}}" >> runs.txt && git add runs.txt && git commit -qm "run {{n}}"',
+      prompt_variables: { n: '0' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const loopId = (created.body as { loop: { id: number } }).loop.id;
+    const branch = `drover/loop-${loopId}`;
+    const triggered = await c.api('POST', `${ORG}/loops/${slug}/trigger`, { variables: { n: '1' } });
+    expect(triggered.status, triggered.text).toBe(201);
+    const runId = (triggered.body as { run: { id: number } }).run.id;
+    const podKey = await waitFor(
+      async () => ((await c.api('GET', `${ORG}/loops/${slug}/runs/${runId}`)).body as { run: { pod_key: string | null } }).run.pod_key ?? undefined,
+      { what: 'the run’s pod' },
+    );
+    const first = await settledWithMr(podKey);
+    expect(first.delivery, JSON.stringify(first)).toMatchObject({ status: 'pushed', branch, error: null, merge_request: { state: 'opened' } });
+    const opened = standIn.stored.github.filter((mr) => mr.branch === branch);
+    expect(opened).toHaveLength(1);
+    const mrId = first.delivery!.merge_request!.id;
+
+    // Work left in the workspace after the run's delivery: delivered when the loop is deleted.
+    const dir = path.join(runner.workDir, 'persistent', `loop-${loopId}`);
+    fs.writeFileSync(path.join(dir, 'workspace', 'left.txt'), 'left behind\n');
+    const callsBefore = apiCalls.length;
+    const deleted = await c.api('DELETE', `${ORG}/loops/${slug}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    await waitFor(() => !fs.existsSync(dir), { timeout: 60_000, what: 'the deleted loop’s workspace removed by its runner' });
+    const bare = path.join(served, 'github.git');
+    const head = fixtureGit(scratch, `--git-dir=${bare}`, 'rev-parse', branch);
+    type Final = { head_commit: string; base_commit: string; status: string; commits: { subject: string }[]; merge_request: { id: number } | null; files_changed: number };
+    const pod = await waitFor(
+      async () => {
+        const got = (await c.getPod(podKey)) as unknown as { delivery: Final };
+        return got.delivery.head_commit === head ? got : undefined;
+      },
+      { timeout: 30_000, what: 'the final delivery recorded on the loop’s last pod' },
+    );
+    expect(pod.delivery).toMatchObject({ status: 'pushed', branch, merge_request: { id: mrId }, files_changed: 2 });
+    expect(pod.delivery.commits.map((x) => x.subject)).toEqual(['run 1', `Uncommitted changes of pod loop-${loopId}`]);
+    // The same request, updated (not a second one), through the provider's API.
+    await waitFor(() => apiCalls.slice(callsBefore).some((call) => call.method === 'PATCH' && call.url.endsWith(`/pulls/${mrId}`)), { what: 'the merge request updated' });
+    expect(standIn.stored.github.filter((mr) => mr.branch === branch)).toHaveLength(1);
+    expect(apiCalls.slice(callsBefore).some((call) => call.method === 'POST')).toBe(false);
   });
 });

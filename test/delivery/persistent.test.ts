@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
-import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
+import { DATABASES } from '../helpers/databases.ts';
+import { fixtureGit } from '../helpers/git-fixture.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
-import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { runnerPath, startRunnerProcess, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { startSandboxFixture, type SandboxFixture } from '../helpers/sandbox-fixture.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 
 const ADMIN_TOKEN = 'drvadm_delivery_persistent_admin_token_012345';
 
@@ -24,7 +25,6 @@ interface Run {
 }
 
 describe.each(DATABASES)('persistent loops deliver their work, and their workspaces go with them (%s)', (kind) => {
-  let database: TestDatabase;
   let server: ServerProcess;
   let runner: RunnerProcess;
   let scratch: string;
@@ -68,28 +68,19 @@ describe.each(DATABASES)('persistent loops deliver their work, and their workspa
     );
   }
 
+  let fixture: SandboxFixture | undefined;
   beforeAll(async () => {
-    database = await createProcessTestDatabase(kind);
-    scratch = tempDir('delivery-persistent');
-    repo = bareRepository(scratch, 'notes', { 'README.md': 'notes\n' });
-    server = await startServerProcess({ dataDir: database.dataDir, timeoutMs: 90_000, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
-    apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'persistent', env: runnerEnv(), timeoutMs: 90_000 });
-    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
-    const created = await http(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
-      bearer: ADMIN_TOKEN,
-      body: { name: 'notes', full_name: 'local/notes', provider: 'git', url: repo.bare, default_branch: 'main' },
+    fixture = await startSandboxFixture({
+      kind,
+      adminToken: ADMIN_TOKEN,
+      name: 'delivery-persistent',
+      runnerName: 'persistent',
+      repository: { name: 'notes', fullName: 'local/notes', files: { 'README.md': 'notes\n' } },
     });
-    expect(created.status, created.text).toBe(201);
-    repositoryId = (created.body as { repository: { id: number } }).repository.id;
+    ({ server, runner, scratch, apiKey, repo, repositoryId } = fixture);
   }, 240_000);
 
-  afterAll(async () => {
-    await runner?.stop();
-    await server?.stop();
-    await database?.cleanup();
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
-  });
+  afterAll(async () => fixture?.stop());
 
   it('each run delivers only its new commits, on the loop’s branch; deleting the loop delivers what is left, then its runner removes the workspace', async () => {
     const slug = `notes-${kind}`;

@@ -34,6 +34,7 @@ interface Loop {
   callback_secret?: string;
 }
 
+/** Only for bounded checks that nothing more arrives in the meantime (no event to wait for). */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(DATABASES)('loop run callbacks end to end (%s)', (kind) => {

@@ -99,6 +99,7 @@ interface StandInRecord {
   pid: number;
 }
 
+/** Only for bounded checks that something does NOT happen in the meantime (no event to wait for). */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ms = (iso: string | null) => (iso === null ? Number.NaN : Date.parse(iso));
 

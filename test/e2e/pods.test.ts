@@ -234,7 +234,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     const again = await api('POST', `${ORG}/pods/${key}/terminate`);
     expect(again.status).toBe(409);
     expect((again.body as ErrorBody).code).toBe('POD_NOT_ACTIVE');
-    // What the runner reported afterwards does not change the outcome.
+    // What the runner reported afterwards does not change the outcome (bounded on purpose: nothing may change).
     await new Promise((r) => setTimeout(r, 500));
     expect((await getPod(key)).status).toBe('terminated');
   });
@@ -245,6 +245,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
     await waitStatus(key, ['running']);
     const stoppedAt = Date.now();
     expect((await api('POST', `${ORG}/pods/${key}/terminate`)).status).toBe(200);
+    // Bounded on purpose: the agent must survive SIGTERM for a while.
     await new Promise((r) => setTimeout(r, 2_000));
     expect(podProcesses(key).length).toBeGreaterThan(0); // SIGTERM is ignored …
     await waitFor(() => podProcesses(key).length === 0, { timeout: 13_000, what: 'SIGKILL of the pod' }); // … SIGKILL is not
@@ -272,6 +273,7 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
   it('CONFIG auto_close = false: the pod stays running after its agent finished, until terminated; then its workspace goes', async () => {
     const key = await createPod(layer('echo did-the-work > result.txt\necho agent-done', 'CONFIG auto_close = false'));
     await waitFor(async () => (await output(key)).output.includes('agent-done'), { what: 'the agent to finish' });
+    // Bounded on purpose: the pod must not close by itself.
     await new Promise((r) => setTimeout(r, 500));
     expect((await getPod(key)).status).toBe('running');
     expect(fs.readFileSync(path.join(workspaceOf(key), 'result.txt'), 'utf8')).toBe('did-the-work\n');

@@ -72,6 +72,8 @@ describe.each(DATABASES)('EventHub (%s)', (kind) => {
     }
     return ids;
   };
+  // Bounded waits where a test checks that nothing more is written, or lets the feed's own pass
+  // run (it has no outside signal of being done).
   const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
   it('writes nothing more to a subscriber whose socket is full until it drains; then it catches up with every event once, in order', async () => {

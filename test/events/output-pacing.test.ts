@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PodOutputSignals } from '../../src/events/output-signals.ts';
 import { streamPodOutput, type OutputStreamSink } from '../../src/events/output-stream.ts';
 import { appendOutputChunk } from '../../src/store/pod-output.ts';
@@ -54,7 +54,8 @@ describe.each(DATABASES)('pod output stream pacing (%s)', (kind) => {
     };
   }
 
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+  /** Until the stream waits for the client to take what it was sent (it writes nothing more meanwhile). */
+  const blocked = (client: ReturnType<typeof slowClient>) => vi.waitUntil(() => client.waiting(), { timeout: 10_000 });
 
   it('writes the next part of the output only once the client has taken the last', async () => {
     const runnerId = await insertRunner(t.store, t.org.id);
@@ -65,7 +66,7 @@ describe.each(DATABASES)('pod output stream pacing (%s)', (kind) => {
     const client = slowClient();
     const done = streamPodOutput(t.store, new PodOutputSignals(t.store), pod, 0, client.sink);
     for (let written = 1; written <= 3; written++) {
-      await settle();
+      await blocked(client);
       expect(client.frames).toHaveLength(written);
       expect(client.waiting()).toBe(true);
       client.take();
@@ -86,7 +87,7 @@ describe.each(DATABASES)('pod output stream pacing (%s)', (kind) => {
 
     const client = slowClient();
     const done = streamPodOutput(t.store, new PodOutputSignals(t.store), pod, 0, client.sink);
-    await settle();
+    await blocked(client);
     expect(client.frames).toHaveLength(1);
     client.close();
     await done;

@@ -40,6 +40,7 @@ describe('SSE stream: waiting for the client', () => {
     socket.pause();
     socket.write('GET /stream HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
     await expect.poll(() => seen.notTakenAfter, { timeout: 10_000 }).toBeGreaterThan(0);
+    // Bounded on purpose: checks that nothing resolves while the client does not read.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(seen.drainedAt).toBe(-1); // the client has not read yet
 

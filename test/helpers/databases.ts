@@ -5,6 +5,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { openStore, type DatabaseKind, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { inject } from 'vitest';
+import { replayPostgresTemplate, type DatabaseTemplates } from './db-template.ts';
 
 /** Every suite runs on SQLite, and on PostgreSQL too when DATABASE_URL is set (as in CI). */
 export const DATABASES: DatabaseKind[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -21,9 +23,15 @@ export interface TestDatabase {
 
 /** A fresh, empty database of the given kind: its own SQLite file, or its own PostgreSQL schema. */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  return newDatabase(kind, null);
+}
+
+/** A fresh database, migrated from `templates` when given (see test/helpers/db-template.ts). */
+async function newDatabase(kind: DatabaseKind, templates: DatabaseTemplates | null): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-test-'));
   if (kind === 'sqlite') {
     const sqlitePath = path.join(dataDir, 'drover.sqlite');
+    if (templates) fs.copyFileSync(templates.sqliteFile, sqlitePath);
     return {
       kind,
       dataDir,
@@ -36,10 +44,14 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   }
   const url = process.env.DATABASE_URL!;
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
+  if (templates?.postgresScript) {
+    await replayPostgresTemplate(url, schema, templates.postgresScript);
+  } else {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+  }
   const schemaUrl = new URL(url);
   schemaUrl.searchParams.set('options', `-c search_path=${schema}`);
   return {
@@ -57,11 +69,16 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   };
 }
 
-/** A migrated store on a fresh database, with its cleanup. */
+/**
+ * A migrated store on a fresh database, with its cleanup: a copy of the run's migrated template
+ * (test/global-setup.ts), or migrated here when the run has none.
+ */
 export async function createTestStore(kind: DatabaseKind): Promise<{ store: Store; database: TestDatabase; cleanup(): Promise<void> }> {
-  const database = await createTestDatabase(kind);
+  const templates = inject('databaseTemplates') ?? null;
+  const usable = templates && (kind === 'sqlite' || templates.postgresScript !== null) ? templates : null;
+  const database = await newDatabase(kind, usable);
   const store = database.open();
-  await migrateToLatest(store);
+  if (!usable) await migrateToLatest(store);
   return {
     store,
     database,

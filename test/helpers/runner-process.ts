@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
+import { removeRunnerCgroups } from '../../src/runner/limits/cgroups.ts';
 import { childrenOf } from '../../src/runner/process-group.ts';
 import { DROVER_BIN, REPO_ROOT } from './server-process.ts';
 
@@ -175,22 +176,37 @@ async function stopChild(child: ChildProcess, signal: NodeJS.Signals, timeoutMs:
   return code;
 }
 
+const workDirs = new Map<ChildProcess, string>();
+
+/**
+ * A stopped runner's control groups: a runner that closes removes them itself; one that was
+ * SIGKILLed (by a test, or after the stop timeout) leaves its parent groups behind. Removed here
+ * unless another live runner of the same work dir still uses them.
+ */
+async function removeCgroupsOf(child: ChildProcess): Promise<void> {
+  const workDir = workDirs.get(child);
+  workDirs.delete(child);
+  if (workDir === undefined || [...live].some((other) => workDirs.get(other) === workDir)) return;
+  await removeRunnerCgroups(workDir);
+}
+
 /**
  * Registers a runner for clean-up: inside a test, it is stopped when that test finishes; otherwise
  * (beforeAll) when the file is done. Survivors die with the worker.
  */
-function track(child: ChildProcess): void {
+function track(child: ChildProcess, workDir: string): void {
   live.add(child);
+  workDirs.set(child, workDir);
   child.once('exit', () => live.delete(child));
   try {
-    onTestFinished(() => stopChild(child, 'SIGTERM', 20_000).then(() => undefined));
+    onTestFinished(() => stopChild(child, 'SIGTERM', 20_000).then(() => removeCgroupsOf(child)));
   } catch {
     // not inside a test: the afterAll below takes it
   }
 }
 
 try {
-  afterAll(() => Promise.all([...live].map((child) => stopChild(child, 'SIGTERM', 20_000))).then(() => undefined));
+  afterAll(() => Promise.all([...new Set([...live, ...workDirs.keys()])].map((child) => stopChild(child, 'SIGTERM', 20_000).then(() => removeCgroupsOf(child)))).then(() => undefined));
 } catch {
   // imported outside a vitest suite
 }
@@ -208,7 +224,7 @@ export async function startRunnerProcess(options: RunnerStartOptions): Promise<R
   args.push('--drain-seconds', String(options.drainSeconds ?? 1));
   if (options.sandbox) args.push('--sandbox', options.sandbox);
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], uid: options.uid, gid: options.gid });
-  track(child);
+  track(child, options.workDir);
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, onTestFinished } from 'vitest';
+import { removeRunnerCgroups } from '../../src/runner/limits/cgroups.ts';
 import { childrenOf } from '../../src/runner/process-group.ts';
 import type { DatabaseKind } from '../../src/store/db.ts';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
@@ -72,8 +73,8 @@ export interface ServeOptions {
 
 const live = new Set<ChildProcess>();
 
-/** Servers that run a local runner: stopped with SIGTERM first (see kill). */
-const withLocalRunner = new WeakSet<ChildProcess>();
+/** Servers that run a local runner, with its work dir: stopped with SIGTERM first (see kill). */
+const withLocalRunner = new WeakMap<ChildProcess, string>();
 
 /**
  * SIGKILL, then waits for the exit. A server with a local runner gets SIGTERM first and up to 10 s:
@@ -82,16 +83,20 @@ const withLocalRunner = new WeakSet<ChildProcess>();
  */
 async function kill(child: ChildProcess): Promise<void> {
   live.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  const runnerDir = withLocalRunner.get(child);
+  // A local runner that was SIGKILLed with its server (by the test, or below) leaves its control groups.
+  const removeRunnerGroups = () => (runnerDir === undefined ? undefined : removeRunnerCgroups(runnerDir));
+  if (child.exitCode !== null || child.signalCode !== null) return removeRunnerGroups();
   const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  if (withLocalRunner.has(child)) {
+  if (runnerDir !== undefined) {
     child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([gone, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
     clearTimeout(timer);
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return removeRunnerGroups();
   }
   await killAndWaitForHelpers(child, gone);
+  await removeRunnerGroups();
 }
 
 /**
@@ -159,7 +164,7 @@ export async function startServerProcess(options: ServeOptions): Promise<ServerP
   const args = [DROVER_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', options.dataDir, ...(options.args ?? [])];
   if (!options.localRunner) args.push('--no-local-runner');
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
-  if (options.localRunner) withLocalRunner.add(child);
+  if (options.localRunner) withLocalRunner.set(child, path.join(options.dataDir, 'runner'));
   track(child);
   let stdout = '';
   let stderr = '';

@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import { parsePrometheusText } from '../helpers/prometheus.ts';
 import { waitFor } from '../helpers/runner-process.ts';
 import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { connectMcp, ok } from './helpers.ts';
 
 const ORG = '/api/v1/ext/orgs/default';
+const ADMIN_TOKEN = 'mcp-waits-admin-token-0123456789';
 
 interface Message {
   id: number;
@@ -31,11 +33,17 @@ describe.each(DATABASES)('drover mcp waits (%s)', (kind) => {
     expect(response.status, response.text).toBeLessThan(300);
     return response.body as T;
   };
+  /** Live event-stream subscribers on the server (its /metrics). */
+  const subscribers = async () => {
+    const response = await http(server.url, 'GET', '/metrics', { bearer: ADMIN_TOKEN });
+    expect(response.status, response.text).toBe(200);
+    return parsePrometheusText(response.text).value('drover_event_subscribers') ?? 0;
+  };
   const mcp = () => connectMcp({ DROVER_API_URL: server.url, DROVER_ORG: 'default', DROVER_API_KEY: key, DROVER_CHANNEL_ID: String(channelId) });
 
   beforeAll(async () => {
     database = await createProcessTestDatabase(kind);
-    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_LOCAL_RUNNER: 'true' }, localRunner: true });
+    server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_LOCAL_RUNNER: 'true', DROVER_ADMIN_TOKEN: ADMIN_TOKEN }, localRunner: true });
     key = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     channelId = (await api<{ channel: { id: number } }>('POST', '/channels', { name: 'mcp-waits' })).channel.id;
     await waitFor(async () => (await api<{ runners: { status: string }[] }>('GET', '/runners')).runners.find((r) => r.status === 'online'), { timeout: 30_000, what: 'the local runner' });
@@ -47,16 +55,19 @@ describe.each(DATABASES)('drover mcp waits (%s)', (kind) => {
 
   it('channel_wait answers the message another client posts while it waits', async () => {
     // The server has the event stream, so the waits run on it (a 404 would make them poll instead).
+    const idle = await subscribers();
     const stream = await fetch(`${server.url}${ORG}/events?types=message.created&channel_id=${channelId}`, { headers: { 'x-api-key': key } });
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     await stream.body?.cancel();
+    await waitFor(async () => (await subscribers()) === idle, { what: 'the probing stream to be closed' });
     const client = await mcp();
     const before = await api<{ message: Message }>('POST', `/channels/${channelId}/messages`, { content: 'before the wait' });
     // `after` names the last message before the wait, so the answer does not depend on whether the
     // post below lands before or after the wait has subscribed (it is meant to land after).
     const waiting = ok<{ messages: Message[]; timed_out: boolean }>(client, 'channel_wait', { after: before.message.id, timeout_sec: 60 });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The wait has subscribed to the server's event stream: the post below lands while it waits.
+    await waitFor(async () => (await subscribers()) > idle, { what: 'channel_wait to subscribe' });
     const posted = await api<{ message: Message }>('POST', `/channels/${channelId}/messages`, { content: 'answer from elsewhere' });
     const answer = await waiting;
     expect(answer.timed_out).toBe(false);

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kernelCgroupFs, openCgroups, type CgroupFs } from '../../src/runner/limits/cgroups.ts';
+import { kernelCgroupFs, openCgroups, removeRunnerCgroups, type CgroupFs } from '../../src/runner/limits/cgroups.ts';
 import { PodWalls } from '../../src/runner/limits/pod-walls.ts';
 import type { PodLimits } from '../../src/runner/limits/settings.ts';
 
@@ -143,6 +143,21 @@ describe('cgroup v2 (a delegated subtree laid out in a temporary directory)', ()
     await again.sweep();
     const groups = cgfs.children(delegated).flatMap((base) => cgfs.children(base).map((dir) => path.basename(dir)));
     expect(groups).toEqual(['p-other']);
+  });
+
+  it("a runner's close removes its pods' groups and its own parent group; after a SIGKILL, removeRunnerCgroups does", async () => {
+    const closing = openCgroups('/var/lib/drover-runner', delegated, cgfs);
+    closing.create('p-running', LIMITS);
+    const other = openCgroups('/var/lib/another-runner', delegated, cgfs);
+    other.create('p-other', LIMITS);
+    await closing.close();
+    expect(cgfs.children(delegated).map((base) => cgfs.children(base).map((dir) => path.basename(dir)))).toEqual([['p-other']]);
+    // A runner killed without closing leaves its groups: removed for it afterwards, the other runner's kept.
+    const killed = openCgroups('/var/lib/killed-runner', delegated, cgfs);
+    killed.create('p-left', LIMITS);
+    expect(cgfs.children(delegated)).toHaveLength(2);
+    await removeRunnerCgroups('/var/lib/killed-runner', delegated, cgfs);
+    expect(cgfs.children(delegated).map((base) => cgfs.children(base).map((dir) => path.basename(dir)))).toEqual([['p-other']]);
   });
 
   it('enforces nothing when the subtree is not delegated (the controllers cannot be enabled)', () => {

@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
-import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
+import { DATABASES } from '../helpers/databases.ts';
+import { fixtureGit } from '../helpers/git-fixture.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
-import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, http, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { startSandboxFixture, type SandboxFixture } from '../helpers/sandbox-fixture.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 
 const ADMIN_TOKEN = 'drvadm_sandbox_homes_admin_token_0123456789abcd';
 
@@ -23,10 +24,8 @@ interface Run {
 }
 
 describe.each(DATABASES)('HOMEs and persistent sandboxes (%s)', (kind) => {
-  let database: TestDatabase;
   let server: ServerProcess;
   let runner: RunnerProcess;
-  let scratch: string;
   let apiKey: string;
   let repo: { bare: string; work: string };
   let repositoryId: number;
@@ -50,36 +49,26 @@ describe.each(DATABASES)('HOMEs and persistent sandboxes (%s)', (kind) => {
     return { run, output: await c.output(run.pod_key!) };
   }
 
+  let fixture: SandboxFixture | undefined;
   beforeAll(async () => {
-    database = await createProcessTestDatabase(kind);
-    scratch = tempDir('homes');
-    server = await startServerProcess({
-      dataDir: database.dataDir,
-      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_SWEEP_INTERVAL_MS: '200', DROVER_LOG_LEVEL: 'warn' },
+    fixture = await startSandboxFixture({
+      kind,
+      adminToken: ADMIN_TOKEN,
+      name: 'homes',
+      runnerName: 'homes',
+      serverEnv: { DROVER_SWEEP_INTERVAL_MS: '200' },
+      // The operator's template of every HOME: agent configuration, and a git identity.
+      prepareWorkDir(workDir) {
+        fs.mkdirSync(path.join(workDir, 'agent-home', '.config', 'tool'), { recursive: true });
+        fs.writeFileSync(path.join(workDir, 'agent-home', '.config', 'tool', 'settings.json'), '{"from":"template"}\n');
+        fs.writeFileSync(path.join(workDir, 'agent-home', '.gitconfig'), '[user]\n\tname = Template Agent\n\temail = template@example.com\n');
+      },
+      repository: { name: 'homes', fullName: 'local/homes', files: { README: 'v1\n' } },
     });
-    apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    const workDir = path.join(scratch, 'runner');
-    // The operator's template of every HOME: agent configuration, and a git identity.
-    fs.mkdirSync(path.join(workDir, 'agent-home', '.config', 'tool'), { recursive: true });
-    fs.writeFileSync(path.join(workDir, 'agent-home', '.config', 'tool', 'settings.json'), '{"from":"template"}\n');
-    fs.writeFileSync(path.join(workDir, 'agent-home', '.gitconfig'), '[user]\n\tname = Template Agent\n\temail = template@example.com\n');
-    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir, name: 'homes', env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' } });
-    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
-    repo = bareRepository(scratch, 'homes', { README: 'v1\n' });
-    const created = await http(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
-      bearer: ADMIN_TOKEN,
-      body: { name: 'homes', full_name: 'local/homes', provider: 'git', url: repo.bare, default_branch: 'main' },
-    });
-    expect(created.status, created.text).toBe(201);
-    repositoryId = (created.body as { repository: { id: number } }).repository.id;
-  });
+    ({ server, runner, apiKey, repo, repositoryId } = fixture);
+  }, 240_000);
 
-  afterAll(async () => {
-    await runner?.stop();
-    await server?.stop();
-    await database?.cleanup();
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
-  });
+  afterAll(async () => fixture?.stop());
 
   it('a fresh pod’s HOME is a copy of agent-home, its own, and removed with its workspace', async () => {
     const script = [

@@ -5,6 +5,7 @@
  * reports no network wall and warns at start; a runner of an earlier version, whose hello has no
  * `isolation`, is shown with null (unknown), not with walls it never claimed.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,23 @@ describe.each(DATABASES)('runner isolation record (%s)', (kind) => {
     expect(shown.sandbox).toBe('none');
     expect(shown.isolation).toEqual({ network: false, memory: true, pids: true, cpu: true, disk: true });
     expect(plain.stderr).toMatch(/warning: this runner cannot enforce the pod walls: network\b/);
+  });
+
+  it.runIf(AS_ROOT)("a runner's stop removes its control groups (its parent group in each hierarchy), not only its pods'", async () => {
+    const stopping = await runner('stopping');
+    // The runner is this process's child: its groups are below this process's own, one per controller.
+    const own = new Map(
+      fs
+        .readFileSync('/proc/self/cgroup', 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .flatMap((line) => line.split(':')[1].split(',').map((controller) => [controller, line.split(':')[2]] as const)),
+    );
+    const name = `drover-${createHash('sha256').update(stopping.workDir).digest('hex').slice(0, 12)}`;
+    const groups = ['memory', 'pids', 'cpu'].map((controller) => path.join('/sys/fs/cgroup', controller, own.get(controller) ?? '/', name));
+    expect(groups.filter((dir) => fs.existsSync(dir))).toEqual(groups);
+    expect(await stopping.stop()).toBe(0);
+    expect(groups.filter((dir) => fs.existsSync(dir))).toEqual([]);
   });
 
   it('a runner of an earlier version (hello without isolation) is shown with isolation null', async () => {

@@ -264,7 +264,7 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
     const after = t.sender({ intervalMs: 50 }, ctx);
     after.start();
     await waitFor(async () => (await t.row(eventId, ctx)).status === 'delivered');
-    await new Promise((resolve) => setTimeout(resolve, 200)); // a few more intervals
+    await new Promise((resolve) => setTimeout(resolve, 200)); // a few more intervals (bounded on purpose: no second delivery)
     await after.stop();
     expect(receiver.hits).toHaveLength(1);
     expect(receiver.hitsFor(eventId)).toBe(1);
@@ -325,6 +325,7 @@ describe.each(DATABASES)('webhook outbox on %s', (kind: DatabaseKind) => {
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
+    // Bounded on purpose: a wrongly nudged pass would run in the meantime; nothing may be sent.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await sender.runOnce()).toBe(0);
     expect(receiver.hits).toHaveLength(0);

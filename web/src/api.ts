@@ -36,8 +36,32 @@ export async function errorOf(response: Response): Promise<ApiError> {
   }
 }
 
+/**
+ * Reads started before the first render (docs/dashboard.md "Loading a page"): a signed-in tab asks
+ * for what its page will read while it checks its key's scopes, not after. Each is taken once, by
+ * the first `api('GET', path)` of the same session (another session's call drops it and asks anew).
+ */
+const prefetched = new Map<string, { session: Session; response: Promise<unknown> }>();
+
+export function prefetch(session: Session, paths: string[]): void {
+  for (const path of paths) {
+    const response = request('GET', path, undefined, session);
+    response.catch(() => undefined); // an error is the taker's, if any
+    prefetched.set(path, { session, response });
+  }
+}
+
 /** One API call under the org, with the session's key. `path` starts with `/` (e.g. `/tickets`). */
 export async function api<T>(method: string, path: string, body?: unknown, session: Session | null = current): Promise<T> {
+  const early = method === 'GET' ? prefetched.get(path) : undefined;
+  if (early) {
+    prefetched.delete(path);
+    if (early.session === session) return (await early.response) as T;
+  }
+  return request<T>(method, path, body, session);
+}
+
+async function request<T>(method: string, path: string, body: unknown, session: Session | null): Promise<T> {
   if (!session) throw new ApiError('not signed in', 401, 'AUTH_REQUIRED');
   let response: Response;
   try {

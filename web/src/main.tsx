@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import './style.css';
-import { useSessionForApi } from './api.ts';
+import { prefetch, useSessionForApi } from './api.ts';
 import { AppContext, useRoute, type AppState } from './context.ts';
 import { EventHub, type LiveState } from './live.ts';
 import { fetchScopes, type Scope } from './scopes.ts';
@@ -11,6 +11,8 @@ import { SignIn } from './views/signin.tsx';
 import { BoardView } from './views/board.tsx';
 import { PodsView } from './views/pods.tsx';
 import { PodPage } from './views/pod.tsx';
+import { PAGE as TRANSCRIPT_FIRST } from './views/transcript.tsx';
+import { openingRead } from './transcript-feed.ts';
 import { LoopsView } from './views/loops.tsx';
 import { LoopPage } from './views/loop.tsx';
 import { RunPage } from './views/run.tsx';
@@ -111,9 +113,15 @@ function Shell({ state, onSignOut }: { state: AppState; onSignOut: () => void })
   );
 }
 
-// A tab that is signed in already asks what its key may do before the first render, not after it.
+// A tab that is signed in already asks what its key may do before the first render, not after it,
+// and meanwhile what its page reads first (docs/dashboard.md "Loading a page").
 const stored = loadSession();
 const storedScopes = stored ? fetchScopes(stored) : null;
+const podRoute = /^#\/pods\/([^/]+)$/.exec(location.hash);
+if (stored && podRoute) {
+  const key = decodeURIComponent(podRoute[1]);
+  prefetch(stored, [`/pods/${encodeURIComponent(key)}`, openingRead(key, TRANSCRIPT_FIRST)]);
+}
 
 function App() {
   const [session, setSession] = useState<Session | null>(stored);

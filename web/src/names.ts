@@ -15,24 +15,32 @@ export interface Named {
 
 export interface Names {
   users: Named[];
+  /** `GET /users` answered: people are picked from `users` (maybe none), never typed as ids. */
+  usersListed: boolean;
   runners: Named[];
   repositories: Named[];
 }
 
-const EMPTY: Names = { users: [], runners: [], repositories: [] };
+const EMPTY: Names = { users: [], usersListed: false, runners: [], repositories: [] };
 let cached: { session: Session; names: Promise<Names> } | null = null;
 
-const list = (path: string, field: string): Promise<Named[]> =>
+/** The list, or null when the server does not answer it (no such endpoint, or the key may not read it). */
+const list = (path: string, field: string): Promise<Named[] | null> =>
   api<Record<string, Named[]>>('GET', path).then(
-    (r) => (Array.isArray(r[field]) ? r[field].map((x) => ({ id: x.id, name: x.name })) : []),
-    () => [],
+    (r) => (Array.isArray(r[field]) ? r[field].map((x) => ({ id: x.id, name: x.name })) : null),
+    () => null,
   );
 
 function load(session: Session): Promise<Names> {
   if (cached?.session !== session) {
     cached = {
       session,
-      names: Promise.all([list('/users', 'users'), list('/runners', 'runners'), list('/repositories', 'repositories')]).then(([users, runners, repositories]) => ({ users, runners, repositories })),
+      names: Promise.all([list('/users', 'users'), list('/runners', 'runners'), list('/repositories', 'repositories')]).then(([users, runners, repositories]) => ({
+        users: users ?? [],
+        usersListed: users !== null,
+        runners: runners ?? [],
+        repositories: repositories ?? [],
+      })),
     };
   }
   return cached.names;

@@ -38,6 +38,10 @@ export interface TranscriptState {
 }
 
 const PAGE = 5000;
+
+/** The first read of a pod's transcript: its newest `first` entries (main.tsx starts it early). */
+export const openingRead = (podKey: string, first: number, format = ''): string =>
+  `/pods/${encodeURIComponent(podKey)}/transcript?limit=${first}&newest=true${format ? `&format=${encodeURIComponent(format)}` : ''}`;
 const EMPTY: TranscriptState = { entries: [], earlier: 0, format: null, complete: false, truncated: false, loaded: false, error: null };
 
 /**
@@ -65,8 +69,7 @@ export function useTranscript(podKey: string, format = '', first = PAGE): Transc
       try {
         let page: TranscriptPage;
         do {
-          const q = after === null ? `?limit=${first}&newest=true` : `?limit=${PAGE}&after=${after}`;
-          page = await api<TranscriptPage>('GET', `${path}${q}${formatQuery}`);
+          page = await api<TranscriptPage>('GET', after === null ? openingRead(podKey, first, format) : `${path}?limit=${PAGE}&after=${after}${formatQuery}`);
           if (stopped()) return;
           const opening = after === null;
           after = page.last_seq ?? after;

@@ -88,8 +88,9 @@ export function later<T extends { updated_at?: string }>(current: T | null | und
  * A person picked by name (the org's users); the value is the user id as text, '' for none. Without
  * a list of people (a server without `GET /users`), the id is typed.
  */
-export function AssigneePicker(props: { users: Named[]; value: string; onChange: (id: string) => void; empty: string; disabled?: boolean; name?: string }) {
-  if (props.users.length === 0) {
+/** A person picked by name; an id is typed only where the server lists no people (docs/dashboard.md "Names, not ids"). */
+export function AssigneePicker(props: { users: Named[]; listed: boolean; value: string; onChange: (id: string) => void; empty: string; disabled?: boolean; name?: string }) {
+  if (!props.listed) {
     return <input name={props.name} inputMode="numeric" placeholder="user id" value={props.value} disabled={props.disabled} onChange={(e) => props.onChange(e.currentTarget.value)} />;
   }
   return (

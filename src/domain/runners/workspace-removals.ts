@@ -4,11 +4,13 @@
  * sends each as `remove_workspace` (when the runner is connected, and again after each reconnect)
  * until the runner answers that it delivered the work and removed the directory.
  */
+import type { DeliveryReport } from '../../protocol/delivery.ts';
 import type { ServerBody } from '../../protocol/runner-link.ts';
 import type { Executor } from '../../store/db.ts';
 import * as pods from '../../store/pods.ts';
 import * as removals from '../../store/workspace-removals.ts';
 import type { DomainContext } from '../context.ts';
+import { recordFinalDelivery } from '../deliveries/final.ts';
 import type { PodConfig } from '../pods/model.ts';
 import { podDeliver, podRepo } from '../pods/spec.ts';
 
@@ -35,7 +37,11 @@ export async function workspaceRemovalMessages(ctx: DomainContext, runnerId: num
   return messages;
 }
 
-/** The runner's answer: a removed workspace is done with; a kept one is asked for again after its next reconnect. */
-export async function workspaceRemoved(ctx: DomainContext, runnerId: number, persistentKey: string, removed: boolean): Promise<void> {
+/**
+ * The runner's answer: its final delivery recorded (../deliveries/final.ts); a removed workspace is
+ * done with; a kept one is asked for again after its next reconnect.
+ */
+export async function workspaceRemoved(ctx: DomainContext, runnerId: number, persistentKey: string, removed: boolean, delivery: DeliveryReport | null): Promise<void> {
+  await recordFinalDelivery(ctx, runnerId, persistentKey, delivery);
   if (removed) await removals.deleteWorkspaceRemoval(ctx.store.db, runnerId, persistentKey);
 }

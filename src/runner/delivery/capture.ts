@@ -47,19 +47,20 @@ export async function capture(request: CaptureRequest): Promise<Captured> {
   const inPod = podGit(request);
   const added = await inPod(['add', '--all', '--', '.']);
   if (added.code !== 0) throw new CaptureError(`git add failed in the pod's workspace: ${lastLine(added)}`);
-  const staged = await inPod(['diff', '--cached', '--quiet', '--no-ext-diff']);
-  if (staged.code === 1) {
-    const message = `Uncommitted changes of pod ${request.podKey}`;
-    const committed = await inPod(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--allow-empty-message', '-m', message]);
-    if (committed.code !== 0) throw new CaptureError(`committing the uncommitted work failed: ${lastLine(committed)}`);
-  } else if (staged.code !== 0) {
-    throw new CaptureError(`reading the pod's workspace failed: ${lastLine(staged)}`);
+  // Each command here is a sandbox launch: the commit is tried first, and only when it fails is
+  // the index asked whether there was anything to commit (docs/agents.md "Getting the work back").
+  const message = `Uncommitted changes of pod ${request.podKey}`;
+  const committed = await inPod(['commit', '--quiet', '--no-verify', '--no-gpg-sign', '--untracked-files=no', '--allow-empty-message', '-m', message]);
+  if (committed.code !== 0) {
+    const staged = await inPod(['diff', '--cached', '--quiet', '--no-ext-diff']);
+    if (staged.code === 1) throw new CaptureError(`committing the uncommitted work failed: ${lastLine(committed)}`);
+    if (staged.code !== 0) throw new CaptureError(`reading the pod's workspace failed: ${lastLine(staged)}`);
   }
-  const headLine = await inPod(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-  const head = headLine.stdout.trim();
-  if (headLine.code !== 0 || !SHA_RE.test(head)) throw new CaptureError('the pod\'s repository has no commit at HEAD');
-  const symbolic = await inPod(['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  const branch = symbolic.code === 0 && symbolic.stdout.trim() !== '' ? symbolic.stdout.trim() : null;
+  // One launch for both: the head commit, then HEAD's full ref name (`HEAD` itself when detached).
+  const headLines = await inPod(['rev-parse', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD']);
+  const [head = '', full = ''] = headLines.stdout.split('\n').map((l) => l.trim());
+  if (headLines.code !== 0 || !SHA_RE.test(head)) throw new CaptureError('the pod\'s repository has no commit at HEAD');
+  const branch = full.startsWith('refs/heads/') && full.length > 'refs/heads/'.length ? full.slice('refs/heads/'.length) : null;
   const ref = `refs/drover/pods/${request.podKey}`;
   if (!(await cacheHas(request, head))) await takeBundle(request, inPod, head, ref);
   else {

@@ -10,7 +10,7 @@ import type { Sandbox } from '../sandbox/index.ts';
 import { removeTree } from '../workspace/files.ts';
 import { branchNameProblem } from '../workspace/git.ts';
 import { capture, cacheGit, CaptureError } from './capture.ts';
-import { describeWork, pushWork, PushError, type Work } from './push.ts';
+import { describeWork, listCommits, measureWork, pushWork, PushError, type Work } from './push.ts';
 
 export interface DeliveryRequest {
   podKey: string;
@@ -63,23 +63,26 @@ export async function deliverWork(request: DeliveryRequest): Promise<DeliveryRep
     head = captured.head;
     branch = targetBranch(request, captured.branch);
     if (head === base) return { ...EMPTY, status: 'no_changes', base_commit: base, head_commit: head, error: null };
-    work = await describeWork(at, base, head);
-    if (work.commits.length === 0) return { ...EMPTY, status: 'no_changes', base_commit: base, head_commit: head, error: null };
-    const described = { ...EMPTY, ...work, branch, base_commit: base, head_commit: head };
-    if (branch === request.repo.defaultBranch) {
-      return { ...described, status: 'failed', error: `the work is never pushed to the base branch ${branch}; name another with CONFIG deliver_branch` };
+    const commits = await listCommits(at, base, head);
+    if (commits.length === 0) return { ...EMPTY, status: 'no_changes', base_commit: base, head_commit: head, error: null };
+    const problem = branch === request.repo.defaultBranch ? `the work is never pushed to the base branch ${branch}; name another with CONFIG deliver_branch` : branchNameProblem(branch);
+    if (problem) {
+      work = await describeWork(at, base, head);
+      return { ...EMPTY, ...work, branch, base_commit: base, head_commit: head, status: 'failed', error: problem };
     }
-    const problem = branchNameProblem(branch);
-    if (problem) return { ...described, status: 'failed', error: problem };
-    await pushWork(at, request.repo.url, request.repo.token ?? '', head, branch);
-    return { ...described, status: 'pushed', error: null };
+    // The push and the diff stat and patch side by side: the push needs neither (docs/agents.md "Getting the work back").
+    const [measured, pushed] = await Promise.allSettled([measureWork(at, base, head), pushWork(at, request.repo.url, request.repo.token ?? '', head, branch)]);
+    work = measured.status === 'fulfilled' ? { commits, ...measured.value } : { ...EMPTY, commits };
+    if (pushed.status === 'rejected') throw pushed.reason;
+    // Pushed: a diff stat that could not be read does not make it less so.
+    const error = measured.status === 'rejected' ? `pushed, but ${(measured.reason as Error).message}`.slice(0, 2000) : null;
+    return { ...EMPTY, ...work, branch, base_commit: base, head_commit: head, status: 'pushed', error };
   } catch (error) {
     const known = error instanceof CaptureError || error instanceof PushError;
     const message = known ? (error as Error).message : `delivering failed: ${(error as Error).message}`;
     return { ...EMPTY, ...(work ?? {}), status: 'failed', branch, base_commit: base, head_commit: head, error: message.slice(0, 2000) };
   } finally {
-    if (ref) await cacheGit(at, ['update-ref', '-d', ref]).catch(() => undefined);
-    await removeTree(request.outDir).catch(() => undefined);
+    await Promise.all([ref ? cacheGit(at, ['update-ref', '-d', ref]).catch(() => undefined) : undefined, removeTree(request.outDir).catch(() => undefined)]);
   }
 }
 

@@ -28,21 +28,31 @@ const PLAIN_DIFF = ['--no-ext-diff', '--no-textconv', '--no-color'];
 
 /** The commits `base..head` (oldest first), their diff stat and patch. */
 export async function describeWork(at: CacheRef, base: string, head: string): Promise<Work> {
-  const range = `${base}..${head}`;
-  const log = await cacheGit(at, ['log', '--reverse', '--format=%H%x09%s', '--no-color', range]);
+  const commits = await listCommits(at, base, head);
+  return { commits, ...(await measureWork(at, base, head)) };
+}
+
+/** The commits `base..head`, oldest first (the last MAX_DELIVERY_COMMITS). */
+export async function listCommits(at: CacheRef, base: string, head: string): Promise<DeliveryCommit[]> {
+  const log = await cacheGit(at, ['log', '--reverse', '--format=%H%x09%s', '--no-color', `${base}..${head}`]);
   if (log.code !== 0) throw new Error(`listing the commits failed: ${lastLine(log)}`);
   const all = log.stdout.split('\n').filter((l) => l !== '');
-  const commits = all.slice(-MAX_DELIVERY_COMMITS).map((line) => {
+  return all.slice(-MAX_DELIVERY_COMMITS).map((line) => {
     const tab = line.indexOf('\t');
     return { sha: line.slice(0, tab), subject: line.slice(tab + 1).slice(0, 1000) };
   });
-  const stat = await cacheGit(at, ['diff', '--shortstat', ...PLAIN_DIFF, base, head]);
+}
+
+/** The diff stat and the patch of `base..head`, read at once (two git processes side by side). */
+export async function measureWork(at: CacheRef, base: string, head: string): Promise<Omit<Work, 'commits'>> {
+  const [stat, patchRun] = await Promise.all([
+    cacheGit(at, ['diff', '--shortstat', ...PLAIN_DIFF, base, head]),
+    cacheGit(at, ['format-patch', '--stdout', '--no-signature', ...PLAIN_DIFF, `${base}..${head}`]),
+  ]);
   if (stat.code !== 0) throw new Error(`reading the diff stat failed: ${lastLine(stat)}`);
   const number = (re: RegExp): number => Number(re.exec(stat.stdout)?.[1] ?? 0);
-  const patchRun = await cacheGit(at, ['format-patch', '--stdout', '--no-signature', ...PLAIN_DIFF, range]);
   const patch = patchRun.code === 0 && patchRun.stdout.length <= MAX_PATCH_CHARS ? patchRun.stdout : null;
   return {
-    commits,
     files_changed: number(/(\d+) files? changed/),
     insertions: number(/(\d+) insertions?\(\+\)/),
     deletions: number(/(\d+) deletions?\(-\)/),

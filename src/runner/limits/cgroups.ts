@@ -37,6 +37,8 @@ export interface Cgroups {
   create(name: string, limits: PodLimits): PodCgroup | null;
   /** Removes the groups an earlier run of this runner left behind. */
   sweep(): Promise<void>;
+  /** At the runner's stop: removes every group of its pods and its own parent group(s). */
+  close(): Promise<void>;
 }
 
 const MIB = 1024 * 1024;
@@ -107,11 +109,15 @@ function ownGroups(): Map<string, string> {
   return groups;
 }
 
-/** SIGKILL to every process in the groups until they are empty, then removes the directories (deepest first). */
+/**
+ * SIGKILL to every process in the groups until they are empty, then removes the directories
+ * (deepest first). A pod's processes are usually gone already (its sandbox ended), or exiting:
+ * the removal is tried again after 1 ms, then after twice as long each time, up to 50 ms.
+ */
 async function killAndRemove(cgfs: CgroupFs, dirs: string[]): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (const dir of dirs) {
-    for (;;) {
+    for (let wait = 1; ; wait = Math.min(50, wait * 2)) {
       const pids = cgfs.read(path.join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
       for (const pid of pids) {
         try {
@@ -126,7 +132,7 @@ async function killAndRemove(cgfs: CgroupFs, dirs: string[]): Promise<void> {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' || Date.now() > deadline) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
   }
@@ -206,6 +212,11 @@ class CgroupsV1 implements Cgroups {
   async sweep(): Promise<void> {
     for (const base of Object.values(this.bases)) await killAndRemove(this.cgfs, this.cgfs.children(base));
   }
+
+  async close(): Promise<void> {
+    await this.sweep();
+    await killAndRemove(this.cgfs, Object.values(this.bases));
+  }
 }
 
 /** Can a group below `base` be made, limited and removed? */
@@ -278,9 +289,30 @@ class CgroupsV2 implements Cgroups {
   async sweep(): Promise<void> {
     if (this.base) await killAndRemove(this.cgfs, this.cgfs.children(this.base));
   }
+
+  async close(): Promise<void> {
+    await this.sweep();
+    if (this.base) await killAndRemove(this.cgfs, [this.base]);
+  }
 }
 
-const noCgroups: Cgroups = { version: null, enforced: NONE, create: () => null, sweep: async () => {} };
+const noCgroups: Cgroups = { version: null, enforced: NONE, create: () => null, sweep: async () => {}, close: async () => {} };
+
+/**
+ * After a runner of `workDir` died without closing (SIGKILL): kills what is left in its groups and
+ * removes them, its parent groups too. For a runner that ran in this process's own groups (tests,
+ * and a supervisor that restarts a runner); a no-op where there are none.
+ */
+export async function removeRunnerCgroups(workDir: string, delegated?: string, cgfs: CgroupFs = kernelCgroupFs): Promise<void> {
+  const own = ownGroups();
+  const bases = cgfs.exists(path.join(cgfs.root, 'cgroup.controllers'))
+    ? [path.join(delegated ?? path.join(cgfs.root, own.get('') ?? '/'), baseName(workDir))]
+    : ['memory', 'pids', 'cpu'].map((controller) => path.join(cgfs.root, controller, own.get(controller) ?? '/', baseName(workDir)));
+  for (const base of bases.filter((dir) => cgfs.exists(dir))) {
+    await killAndRemove(cgfs, cgfs.children(base));
+    await killAndRemove(cgfs, [base]);
+  }
+}
 
 /**
  * The control groups this machine offers the runner: v2 when it is the only hierarchy, else v1, else

@@ -51,8 +51,13 @@ export class PodWalls {
     return this.cgroup?.oomKilled() ? `memory limit (${this.limits.memory_mb} MiB) exceeded` : null;
   }
 
-  async close(): Promise<void> {
+  /** Stops the disk watch (the pod's agent is done). */
+  stopWatching(): void {
     this.disk?.stop();
+  }
+
+  async close(): Promise<void> {
+    this.stopWatching();
     await this.cgroup?.destroy();
   }
 }

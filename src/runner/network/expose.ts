@@ -15,7 +15,28 @@ export type EndpointTarget =
   /** Each connection is piped to this TCP address, over TLS when `tls` (then `servername` is checked). */
   | { host: string; port: number; tls?: { servername: string } }
   /** Each connection is given to this handler (e.g. `(socket) => httpServer.emit('connection', socket)`). */
-  | ((socket: net.Socket) => void);
+  | ((socket: net.Socket) => void)
+  /**
+   * One port for an HTTP proxy and another service, told apart by each connection's first
+   * request line (`proxyRequest`): a proxy request goes to `proxy`, anything else to `otherwise`.
+   */
+  | { proxy: net.Server; otherwise: EndpointTarget };
+
+/** How many bytes at most are read to tell a proxy request from another (the method and one more). */
+const SNIFF_BYTES = 18;
+
+/**
+ * Whether a connection that starts with `head` is an HTTP proxy request: `CONNECT host:port`, or a
+ * request in absolute form (`GET http://host/…`); not one in origin form (`GET /…`, what a client
+ * sends to the server it talks to, e.g. the Drover API), nor anything that is not HTTP (TLS). Null
+ * while `head` is too short to tell. docs/runners.md "Network".
+ */
+export function proxyRequest(head: Buffer): boolean | null {
+  const text = head.toString('latin1', 0, SNIFF_BYTES);
+  const line = /^([A-Z]{1,16}) ([^\r\n])/.exec(text);
+  if (line) return line[1] === 'CONNECT' || /[A-Za-z]/.test(line[2]);
+  return /^[A-Z]{0,16} ?$/.test(text) ? null : false;
+}
 
 /** One endpoint: its in-pod port and the Unix socket behind it. */
 export interface Bridge {
@@ -76,6 +97,14 @@ export class EndpointRoom {
       target(client);
       return;
     }
+    if ('proxy' in target) {
+      this.sniff(client, (isProxy) => {
+        if (!isProxy) return this.connect(client, target.otherwise);
+        target.proxy.emit('connection', client);
+        client.resume(); // an HTTP server reads a socket it is given only once it flows
+      });
+      return;
+    }
     const upstream = target.tls
       ? tls.connect({ host: target.host, port: target.port, servername: target.tls.servername })
       : net.connect({ host: target.host, port: target.port });
@@ -88,6 +117,24 @@ export class EndpointRoom {
     client.once('close', () => upstream.destroy());
     client.pipe(upstream);
     upstream.pipe(client);
+  }
+
+  /** Reads the first bytes of `client`, puts them back, and passes on whether it is a proxy request. */
+  private sniff(client: net.Socket, then: (isProxy: boolean) => void): void {
+    let head: Buffer = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+      const isProxy = proxyRequest(head);
+      if (isProxy === null) return;
+      client.off('data', onData);
+      client.off('end', onEnd);
+      client.pause();
+      client.unshift(head);
+      then(isProxy);
+    };
+    const onEnd = () => client.destroy(); // closed before it said anything
+    client.on('data', onData);
+    client.once('end', onEnd);
   }
 
   async close(): Promise<void> {

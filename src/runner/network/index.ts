@@ -93,15 +93,14 @@ export class PodNetwork {
       const api = new URL(spec.apiUrl);
       const apiPort = api.port ? Number(api.port) : api.protocol === 'https:' ? 443 : 80;
       const apiHost = api.hostname.replace(/^\[|\]$/g, '');
-      if (isLoopbackHost(apiHost) && apiPort >= 1024) {
-        if (!room.has(apiPort)) await room.expose(apiPort, { host: apiHost === 'localhost' ? '127.0.0.1' : apiHost, port: apiPort });
-        env.DROVER_API_URL = spec.apiUrl;
-      } else {
-        const port = room.freePort(API_PORT);
-        const target: EndpointTarget = { host: apiHost, port: apiPort, ...(api.protocol === 'https:' ? { tls: { servername: apiHost } } : {}) };
-        await room.expose(port, target);
-        env.DROVER_API_URL = `http://127.0.0.1:${port}${api.pathname.replace(/\/+$/, '')}`;
-      }
+      // A loopback API keeps its address (and its own TLS, piped as it is); another is served
+      // in the pod as plain HTTP on API_PORT, the runner speaking TLS to it when its URL says so.
+      const local = isLoopbackHost(apiHost) && apiPort >= 1024;
+      const apiTarget: EndpointTarget = local
+        ? { host: apiHost === 'localhost' ? '127.0.0.1' : apiHost, port: apiPort }
+        : { host: apiHost, port: apiPort, ...(api.protocol === 'https:' ? { tls: { servername: apiHost } } : {}) };
+      const apiBridge = local ? apiPort : room.freePort(API_PORT);
+      env.DROVER_API_URL = local ? spec.apiUrl : `http://127.0.0.1:${apiBridge}${api.pathname.replace(/\/+$/, '')}`;
       if (spec.mode !== 'none') {
         const trusted = [...runner.operatorAllow, ...[spec.apiUrl, ...runner.servers].map(urlPattern).filter((p): p is HostPattern => p !== null)];
         const listed = [...spec.allow, ...(spec.builtin && isBuiltinAgentSlug(spec.agentSlug) ? modelHosts(spec.agentSlug) : [])];
@@ -111,9 +110,19 @@ export class PodNetwork {
           if (network) network.refused++;
           onRefused(host, port, first);
         } });
-        const port = room.freePort(PROXY_PORT);
-        await room.expose(port, proxy.server);
-        const url = `http://127.0.0.1:${port}`;
+      }
+      // One in-pod bridge serves the API and the egress proxy, told apart per connection by its
+      // first request line (./expose.ts `proxyRequest`): one socat to start per pod, not two. When
+      // the operator's list already exposes the API's own port, the proxy gets a port of its own.
+      let proxyPort: number | null = null;
+      if (room.has(apiBridge)) {
+        if (proxy) await room.expose((proxyPort = room.freePort(PROXY_PORT)), proxy.server);
+      } else {
+        await room.expose(apiBridge, proxy ? { proxy: proxy.server, otherwise: apiTarget } : apiTarget);
+        if (proxy) proxyPort = apiBridge;
+      }
+      if (proxyPort !== null) {
+        const url = `http://127.0.0.1:${proxyPort}`;
         for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
           env[name] = url;
           env[name.toLowerCase()] = url;

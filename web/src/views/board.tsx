@@ -144,7 +144,7 @@ export function BoardView() {
         </label>
         <label>
           Assignee
-          <AssigneePicker users={names.users} value={filters.assignee} onChange={(assignee) => applyFilters({ ...filters, assignee })} empty="Anyone" />
+          <AssigneePicker users={names.users} listed={names.usersListed} value={filters.assignee} onChange={(assignee) => applyFilters({ ...filters, assignee })} empty="Anyone" />
         </label>
       </form>
       <ErrorBanner error={error} />

@@ -106,7 +106,7 @@ export function TicketDialog(props: { slug: string | null; canWrite: boolean; on
           </label>
           <label>
             Assignee
-            <AssigneePicker users={names.users} value={draft.assignee} onChange={(assignee) => setDraft({ ...draft, assignee })} empty="Nobody" disabled={!props.canWrite} />
+            <AssigneePicker users={names.users} listed={names.usersListed} value={draft.assignee} onChange={(assignee) => setDraft({ ...draft, assignee })} empty="Nobody" disabled={!props.canWrite} />
           </label>
         </div>
         {ticket && (

@@ -8,7 +8,8 @@ import { TRANSCRIPT_FORMATS, changedLines, type FileEdit } from '../../../src/pr
 import { ErrorBanner } from '../ui.tsx';
 import { useTranscript, type TranscriptEntry } from '../transcript-feed.ts';
 
-const PAGE = 200;
+/** Entries shown first, and read first (main.tsx reads them before the first render). */
+export const PAGE = 200;
 const INPUT_CHARS = 2000;
 
 function Diff({ edit }: { edit: FileEdit }) {
