@@ -1,18 +1,21 @@
 /**
- * Rendered JSON bodies of hot reads, reused while their data version has not moved (the version
- * is read from the database on every request, so replicas never serve a stale body). Bounded by
- * entries and bytes, least recently used out first.
+ * Rendered JSON bodies of hot reads, reused while their data version has not moved (a version the
+ * domain vouches for: docs/decisions.md "Storage and performance", so replicas never serve a stale
+ * body). Bounded by entries and bytes, least recently used out first.
  */
+/** A ticket version, or a store change token. */
+type Version = number | string;
+
 export class ResponseCache {
-  private readonly entries = new Map<string, { version: number; body: string }>();
+  private readonly entries = new Map<string, { version: Version; body: string }>();
   private bytes = 0;
 
   constructor(
-    private readonly maxEntries = 1000,
+    private readonly maxEntries = 5000,
     private readonly maxBytes = 16 * 1024 * 1024,
   ) {}
 
-  get(key: string, version: number): string | null {
+  get(key: string, version: Version): string | null {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version) return null;
     this.entries.delete(key);
@@ -20,7 +23,7 @@ export class ResponseCache {
     return entry.body;
   }
 
-  set(key: string, version: number, body: string): void {
+  set(key: string, version: Version, body: string): void {
     this.remove(key);
     if (body.length > this.maxBytes / 4) return;
     this.entries.set(key, { version, body });

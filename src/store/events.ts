@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
 import { dialectOf, type Executor } from './db.ts';
 import { notify } from './notifications.ts';
+import { placeholders, runCompiled } from './compiled.ts';
 import type { EventRow, EventsTable } from './schema.ts';
 
 export type NewEvent = Omit<EventsTable, 'id'>;
+
+const EVENT_COLUMNS = ['org_id', 'type', 'channel_id', 'pod_key', 'loop_slug', 'ticket_slug', 'payload', 'actor', 'actor_type', 'created_at'] as const satisfies readonly (keyof NewEvent)[];
 
 /**
  * Appends an event in the caller's transaction. On PostgreSQL the organization's `event_heads`
@@ -21,7 +24,13 @@ export async function appendEvent(trx: Executor, event: NewEvent, channel: strin
       .onConflict((oc) => oc.column('org_id').doUpdateSet({ last_event_id: sql`event_heads.last_event_id` }))
       .execute();
   }
-  const { id } = await trx.insertInto('events').values(event).returning('id').executeTakeFirstOrThrow();
+  const inserted = await runCompiled(
+    trx,
+    'append event',
+    () => trx.insertInto('events').values(placeholders(EVENT_COLUMNS)).returning('id'),
+    EVENT_COLUMNS.map((column) => event[column]),
+  );
+  const id = inserted.rows[0].id;
   if (postgres) {
     await trx.updateTable('event_heads').set({ last_event_id: id }).where('org_id', '=', event.org_id).execute();
     if (channel) await notify(trx, channel, `${event.org_id} ${id}`);

@@ -1,6 +1,11 @@
 import { AsyncResource } from 'node:async_hooks';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
+
+/** Compiled once: they run three times per transaction. */
+const SAVEPOINT = CompiledQuery.raw('savepoint drover_job');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint drover_job');
+const RELEASE = CompiledQuery.raw('release savepoint drover_job');
 
 /** How many transactions at most share one commit. */
 const MAX_GROUP = 64;
@@ -89,16 +94,16 @@ export class GroupCommit {
 
   /** One transaction's work in a savepoint of the shared transaction; its failure rolls back only itself. */
   private async inSavepoint(trx: Transaction<Database>, job: Job): Promise<Outcome> {
-    await sql`savepoint drover_job`.execute(trx);
+    await trx.executeQuery(SAVEPOINT);
     let outcome: Outcome;
     try {
       outcome = { ok: true, value: await job.work(trx) };
     } catch (error) {
       // Fails when SQLite has abandoned the whole transaction: the caller re-runs the group one by one.
-      await sql`rollback to savepoint drover_job`.execute(trx);
+      await trx.executeQuery(ROLLBACK_TO);
       outcome = { ok: false, error };
     }
-    await sql`release savepoint drover_job`.execute(trx);
+    await trx.executeQuery(RELEASE);
     return outcome;
   }
 

@@ -1,6 +1,7 @@
 import { sql, type CompiledQuery } from 'kysely';
 import type { Executor } from './db.ts';
 import type { NewTicket, TicketRow, TicketUpdate } from './schema.ts';
+import { placeholders, runCompiled } from './compiled.ts';
 
 export interface TicketFilter {
   status?: string;
@@ -15,19 +16,33 @@ export type TicketWithParent = TicketRow & { parent_slug: string | null };
 
 /** Hands out the next number for (org, prefix); the row lock serialises concurrent creates. */
 export async function nextTicketNumber(trx: Executor, orgId: number, prefix: string): Promise<number> {
-  const row = await trx
-    .insertInto('ticket_sequences')
-    .values({ org_id: orgId, prefix, last_number: 1 })
-    .onConflict((oc) =>
-      oc.columns(['org_id', 'prefix']).doUpdateSet({ last_number: sql`ticket_sequences.last_number + 1` }),
-    )
-    .returning('last_number')
-    .executeTakeFirstOrThrow();
-  return Number(row.last_number);
+  const { rows } = await runCompiled(
+    trx,
+    'next ticket number',
+    () =>
+      trx
+        .insertInto('ticket_sequences')
+        .values(placeholders(['org_id', 'prefix', 'last_number']))
+        .onConflict((oc) => oc.columns(['org_id', 'prefix']).doUpdateSet({ last_number: sql`ticket_sequences.last_number + 1` }))
+        .returning('last_number'),
+    [orgId, prefix, 1],
+  );
+  return Number(rows[0].last_number);
 }
 
+const TICKET_COLUMNS = [
+  'org_id', 'slug', 'type', 'title', 'description', 'status', 'priority', 'priority_rank', 'assignee_id',
+  'repository_id', 'labels', 'parent_id', 'created_by', 'updated_by', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof NewTicket)[];
+
 export async function insertTicket(trx: Executor, ticket: NewTicket, labels: string[]): Promise<TicketRow> {
-  const row = await trx.insertInto('tickets').values(ticket).returningAll().executeTakeFirstOrThrow();
+  const { rows } = await runCompiled(
+    trx,
+    'insert ticket',
+    () => trx.insertInto('tickets').values(placeholders(TICKET_COLUMNS)).returningAll(),
+    TICKET_COLUMNS.map((column) => ticket[column] ?? null),
+  );
+  const row = rows[0];
   await insertTicketLabels(trx, row.id, ticket.org_id, labels);
   await adjustTicketCount(trx, ticket.org_id, ticket.repository_id ?? null, ticket.status, 1);
   return row;
@@ -35,10 +50,12 @@ export async function insertTicket(trx: Executor, ticket: NewTicket, labels: str
 
 async function insertTicketLabels(trx: Executor, ticketId: number, orgId: number, labels: string[]): Promise<void> {
   if (labels.length === 0) return;
-  await trx
-    .insertInto('ticket_labels')
-    .values(labels.map((label) => ({ ticket_id: ticketId, org_id: orgId, label })))
-    .execute();
+  await runCompiled(
+    trx,
+    `insert ${labels.length} ticket labels`,
+    () => trx.insertInto('ticket_labels').values(labels.map(() => placeholders(['ticket_id', 'org_id', 'label']))),
+    labels.flatMap((label) => [ticketId, orgId, label]),
+  );
 }
 
 export async function replaceTicketLabels(trx: Executor, ticketId: number, orgId: number, labels: string[]): Promise<void> {
@@ -53,11 +70,16 @@ export async function adjustTicketCount(
   status: string,
   delta: number,
 ): Promise<void> {
-  await trx
-    .insertInto('ticket_counts')
-    .values({ org_id: orgId, repo_key: repositoryId ?? 0, status, n: delta })
-    .onConflict((oc) => oc.columns(['org_id', 'repo_key', 'status']).doUpdateSet({ n: sql`ticket_counts.n + ${delta}` }))
-    .execute();
+  await runCompiled(
+    trx,
+    'adjust ticket count',
+    () =>
+      trx
+        .insertInto('ticket_counts')
+        .values(placeholders(['org_id', 'repo_key', 'status', 'n']))
+        .onConflict((oc) => oc.columns(['org_id', 'repo_key', 'status']).doUpdateSet({ n: sql`ticket_counts.n + ${0}` })),
+    [orgId, repositoryId ?? 0, status, delta, delta],
+  );
 }
 
 function withParentSlug(db: Executor) {
@@ -215,11 +237,16 @@ export async function deleteTicket(trx: Executor, ticket: TicketRow): Promise<vo
 
 /** Every ticket write bumps its organization's version, in the write's own transaction. */
 export async function bumpTicketVersion(trx: Executor, orgId: number): Promise<void> {
-  await trx
-    .insertInto('ticket_versions')
-    .values({ org_id: orgId, version: 1 })
-    .onConflict((oc) => oc.column('org_id').doUpdateSet({ version: sql`ticket_versions.version + 1` }))
-    .execute();
+  await runCompiled(
+    trx,
+    'bump ticket version',
+    () =>
+      trx
+        .insertInto('ticket_versions')
+        .values(placeholders(['org_id', 'version']))
+        .onConflict((oc) => oc.column('org_id').doUpdateSet({ version: sql`ticket_versions.version + 1` })),
+    [orgId, 1],
+  );
 }
 
 /** Compiled once per executor: it runs on every cached read, where compiling cost as much as running it. */

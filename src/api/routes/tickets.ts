@@ -8,7 +8,7 @@ import * as service from '../../domain/tickets/service.ts';
 import { ticketListItem as listItem, ticketView as detail } from '../../domain/tickets/view.ts';
 import { IdempotencyHeaders, MessageBody, OrgParams, clampLimit, errorResponses } from '../schemas/common.ts';
 import * as s from '../schemas/tickets.ts';
-import { ticketWork } from '../../domain/deliveries/tickets.ts';
+import { ticketDetailVersion, ticketWork } from '../../domain/deliveries/tickets.ts';
 
 const tags = ['Tickets'];
 
@@ -22,17 +22,18 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function tickets(app) {
     /** Reads (lists, boards, single tickets) are re-rendered only when a ticket of the org changed since (see ResponseCache). */
     const rendered = new ResponseCache();
-    const sendCached = async (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>) => {
-      const orgId = request.principal.org.id;
-      const key = `${orgId} ${request.url}`;
-      const version = await service.ticketsVersion(ctx, orgId);
-      let body = rendered.get(key, version);
+    /** `version` null: rendered afresh, not kept. */
+    const sendRendered = async (request: FastifyRequest, reply: FastifyReply, version: number | string | null, compute: () => Promise<unknown>) => {
+      const key = `${request.principal.org.id} ${request.url}`;
+      let body = version === null ? null : rendered.get(key, version);
       if (body === null) {
         body = String(reply.serialize(await compute()));
-        rendered.set(key, version, body);
+        if (version !== null) rendered.set(key, version, body);
       }
       return reply.type('application/json; charset=utf-8').send(body);
     };
+    const sendCached = async (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>) =>
+      sendRendered(request, reply, await service.ticketsVersion(ctx, request.principal.org.id), compute);
 
     app.get(
       '/tickets',
@@ -102,12 +103,13 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: s.TicketDetailEnvelope, ...errorResponses() },
         },
       },
-      // Not cached with the ticket reads: its pods change without the ticket changing.
-      async (request) => {
-        const ticket = await service.getTicket(ctx, request.principal.org.id, request.params.slug);
-        // The view's enums are the store's strings; the schema serializes what it declares.
-        return { ticket: { ...detail(ticket), ...(await ticketWork(ctx, request.principal.org.id, ticket.slug)) } } as Static<typeof s.TicketDetailEnvelope>;
-      },
+      // Not against the ticket version: its pods change without the ticket changing.
+      async (request, reply) =>
+        sendRendered(request, reply, ticketDetailVersion(ctx), async () => {
+          const ticket = await service.getTicket(ctx, request.principal.org.id, request.params.slug);
+          // The view's enums are the store's strings; the schema serializes what it declares.
+          return { ticket: { ...detail(ticket), ...(await ticketWork(ctx, request.principal.org.id, ticket.slug)) } } as Static<typeof s.TicketDetailEnvelope>;
+        }),
     );
 
     app.post(

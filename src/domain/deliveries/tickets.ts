@@ -11,6 +11,17 @@ export const TICKET_PODS_LIMIT = 20;
 /** Pods read for the merge requests: enough for any ticket a team works on. */
 const MERGE_REQUEST_PODS_LIMIT = 500;
 
+/**
+ * What a rendered `GET /tickets/{slug}` body may be reused against, or null when it must be
+ * rendered afresh (docs/decisions.md "Storage and performance"): its pods and their deliveries
+ * change without the ticket changing, so the ticket version does not cover it. On SQLite the
+ * store's change token does (it moves with any write through this process and any commit by
+ * another); on PostgreSQL nothing read without a query does, so it is rendered every time.
+ */
+export function ticketDetailVersion(ctx: DomainContext): string | null {
+  return ctx.store.changeToken();
+}
+
 export async function ticketWork(ctx: DomainContext, orgId: number, ticketSlug: string) {
   const rows = await podsOfTicket(ctx.store.db, orgId, ticketSlug, MERGE_REQUEST_PODS_LIMIT);
   const pods = rows.slice(0, TICKET_PODS_LIMIT).map((row) => ({
