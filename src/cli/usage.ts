@@ -156,6 +156,7 @@ Environment of runner:
   DROVER_SANDBOX_READ_ONLY        more paths pods may read (colon-separated)
   DROVER_SANDBOX_HIDE     more paths pods must not see (colon-separated)
   DROVER_CREDENTIAL_<NAME>        a credential agents may be given (CREDENTIAL NAME)
+  DROVER_TRACE_POD_PHASES 1: one log line per pod with the time of each start and end phase (docs/runners.md)
 
 Environment of admin: DROVER_API_URL or DROVER_SERVER_URL, DROVER_ADMIN_TOKEN, DROVER_DATA_DIR (where admin-token is read)
 
