@@ -7,16 +7,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
-import { bareRepository, fixtureGit } from '../helpers/git-fixture.ts';
+import { DATABASES } from '../helpers/databases.ts';
+import { fixtureGit } from '../helpers/git-fixture.ts';
 import { ORG, podClient } from '../helpers/pod-client.ts';
-import { runnerPath, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, http as request, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { runnerPath, startRunnerProcess, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { startSandboxFixture, type SandboxFixture } from '../helpers/sandbox-fixture.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 
 const ADMIN_TOKEN = 'drvadm_delivery_restart_admin_token_0123456789ab';
 
 describe.each(DATABASES)('unacknowledged work survives a runner restart (%s)', (kind) => {
-  let database: TestDatabase;
+  let fixture: SandboxFixture;
+  // The processes of the moment: the test replaces the fixture's with restarted ones.
   let server: ServerProcess;
   let runner: RunnerProcess;
   let scratch: string;
@@ -27,29 +29,22 @@ describe.each(DATABASES)('unacknowledged work survives a runner restart (%s)', (
     () => apiKey,
     ADMIN_TOKEN,
   );
-  const runnerEnv = () => ({ PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' });
-  const startServer = () => startServerProcess({ dataDir: database.dataDir, timeoutMs: 90_000, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
 
   beforeAll(async () => {
-    database = await createProcessTestDatabase(kind);
-    scratch = tempDir('delivery-restart');
-    repo = bareRepository(scratch, 'shop', { 'README.md': 'shop\n' });
-    server = await startServer();
-    apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    runner = await startRunnerProcess({ server: server.url, token: await c.registrationToken(), workDir: path.join(scratch, 'runner'), name: 'restart', env: runnerEnv(), timeoutMs: 90_000 });
-    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'the runner online' });
-    const created = await request(server.url, 'POST', '/api/v1/admin/orgs/default/repositories', {
-      bearer: ADMIN_TOKEN,
-      body: { name: 'shop', full_name: 'acme/shop', provider: 'git', url: repo.bare, default_branch: 'main' },
+    fixture = await startSandboxFixture({
+      kind,
+      adminToken: ADMIN_TOKEN,
+      name: 'delivery-restart',
+      runnerName: 'restart',
+      repository: { name: 'shop', fullName: 'acme/shop', files: { 'README.md': 'shop\n' } },
     });
-    expect(created.status, created.text).toBe(201);
+    ({ server, runner, scratch, apiKey, repo } = fixture);
   }, 240_000);
 
   afterAll(async () => {
     await runner?.stop();
     await server?.stop();
-    await database?.cleanup();
-    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    await fixture?.stop();
   });
 
   it('a pod ending while the server is down, its runner SIGKILLed before any acknowledgement: after both restart, the delivery is recorded and /patch returns the work', async () => {
@@ -76,8 +71,8 @@ describe.each(DATABASES)('unacknowledged work survives a runner restart (%s)', (
     expect(fs.statSync(unacked).mode & 0o777).toBe(0o700);
     await runner.kill9();
 
-    server = await startServer();
-    runner = await startRunnerProcess({ server: server.url, workDir: runner.workDir, env: runnerEnv(), timeoutMs: 90_000 });
+    server = await startServerProcess({ dataDir: fixture.database.dataDir, timeoutMs: 90_000, env: { ...fixture.database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn' } });
+    runner = await startRunnerProcess({ server: server.url, workDir: runner.workDir, env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' }, timeoutMs: 90_000 });
     const pod = await waitFor(
       async () => {
         const got = (await c.getPod(key)) as unknown as { status: string; delivery: { status: string; branch: string | null; head_commit: string | null } | null };
