@@ -87,6 +87,19 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
+/**
+ * A `lookup` for http(s).request that answers only `target`'s checked address, whatever DNS says
+ * by now: the request connects to the address that was checked, so a second DNS answer cannot
+ * swap in another (a private one).
+ */
+export function pinnedLookup(target: Pick<ResolvedTarget, 'address' | 'family'>): net.LookupFunction {
+  const { address, family } = target;
+  return (_host, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
 /** A callback URL that must not be (or cannot be) requested; the message says why. */
 export class CallbackTargetError extends Error {
   /**

@@ -1,13 +1,12 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Executor } from '../../store/db.ts';
 import type { WebhookDeliveryRow } from '../../store/schema-loops.ts';
 import * as deliveries from '../../store/webhooks.ts';
 import type { DomainContext } from '../context.ts';
-import { CallbackTargetError, resolveCallbackTarget, type ResolvedTarget } from '../../net/address-guard.ts';
+import { CallbackTargetError, pinnedLookup, resolveCallbackTarget, type ResolvedTarget } from '../../net/address-guard.ts';
 import { signedHeaders } from './signing.ts';
 
 /** Waits after attempt 1, 2, …: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h (docs/api.md); 7 attempts in all. */
@@ -261,10 +260,7 @@ export class WebhookSender {
       ...signedHeaders(secret, delivery.event_id, new Date(), delivery.payload),
     };
     // Connect to the address that was checked, whatever DNS says by now (an IP literal skips it).
-    const lookup: LookupFunction = (_host, options, callback) => {
-      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-      else callback(null, target.address, target.family);
-    };
+    const lookup = pinnedLookup(target);
     const client = target.url.protocol === 'https:' ? https : http;
     return new Promise<AttemptResult>((resolve) => {
       // agent: false: a fresh connection every time, never a pooled one opened for another address.

@@ -11,10 +11,13 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { modelProvider, type ModelProviderId } from '../../agents/model-providers.ts';
-import { CallbackTargetError, resolveCallbackTarget } from '../../net/address-guard.ts';
+import { CallbackTargetError } from '../../net/address-guard.ts';
+import { PassedAnswer } from './answer.ts';
 import { sendProviderError } from './errors.ts';
 import { budgetReached, PLACEHOLDER_PREFIX, RelayPods, type RelayedPod } from './pods.ts';
 import type { PriceTable } from './pricing.ts';
+import { prepareBody } from './request.ts';
+import { UpstreamAddresses, type CheckedUpstream } from './upstreams.ts';
 import { UsageReader, type CallUsage } from './usage.ts';
 
 /** One model call the relay passed, with its usage and cost (null: no price known for its model). */
@@ -49,6 +52,7 @@ export class ModelRelay {
   readonly pods = new RelayPods();
   private readonly server: http.Server;
   private readonly refused = new Set<string>();
+  private readonly upstreams = new UpstreamAddresses();
 
   constructor(
     private readonly prices: PriceTable,
@@ -119,12 +123,15 @@ export class ModelRelay {
     // machine's own or private services (docs/runners.md "Network").
     const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    let address: string;
-    try {
-      address = (await resolveCallbackTarget(target.href, this.hooks.upstreamAllowed(host, port))).address;
-    } catch (error) {
-      const why = error instanceof CallbackTargetError ? error.message : String(error);
-      return sendProviderError(res, provider, 403, `the Drover model relay refuses the upstream ${host}:${port}: ${why.replace('DROVER_WEBHOOK_ALLOW_PRIVATE=true', "the runner's --allow-host")}`);
+    const allowed = this.hooks.upstreamAllowed(host, port);
+    let address = this.upstreams.kept(target, allowed);
+    if (address === undefined) {
+      try {
+        address = await this.upstreams.resolve(target, allowed);
+      } catch (error) {
+        const why = error instanceof CallbackTargetError ? error.message : String(error);
+        return sendProviderError(res, provider, 403, `the Drover model relay refuses the upstream ${host}:${port}: ${why.replace('DROVER_WEBHOOK_ALLOW_PRIVATE=true', "the runner's --allow-host")}`);
+      }
     }
     this.forward(pod, provider, model, target, address, req, res, headers, forwarded);
   }
@@ -134,7 +141,7 @@ export class ModelRelay {
     provider: ModelProviderId,
     model: string | null,
     target: URL,
-    address: string,
+    address: CheckedUpstream,
     req: http.IncomingMessage,
     res: http.ServerResponse,
     headers: http.OutgoingHttpHeaders,
@@ -142,9 +149,8 @@ export class ModelRelay {
     attempt = 1,
   ): void {
     const secure = target.protocol === 'https:';
-    // Connect to the address that was checked, so a second DNS answer cannot swap in another one.
-    const lookup = ((_host: string, options: { all?: boolean }, done: (...args: unknown[]) => void) =>
-      options.all ? done(null, [{ address, family: address.includes(':') ? 6 : 4 }]) : done(null, address, address.includes(':') ? 6 : 4)) as unknown as typeof import('node:dns').lookup;
+    // Connects to the address that was checked, so a second DNS answer cannot swap in another one.
+    const { lookup } = address;
     const upstream = (secure ? https : http).request(target, { method: req.method, headers, agent: secure ? agents.https : agents.http, lookup }, (answer) => {
       const streamed = String(answer.headers['content-type'] ?? '').includes('text/event-stream');
       const reader = answer.statusCode !== undefined && answer.statusCode < 400 ? new UsageReader(provider, streamed, model) : null;
@@ -152,28 +158,9 @@ export class ModelRelay {
       for (const [name, v] of Object.entries(answer.headers)) if (!HOP_HEADERS.has(name) && v !== undefined) out[name] = v;
       if (answer.headers['content-length'] !== undefined) out['content-length'] = answer.headers['content-length'];
       res.writeHead(answer.statusCode ?? 502, out);
-      res.flushHeaders();
-      let recorded = false;
-      const record = () => {
-        if (recorded || !reader) return;
-        recorded = true;
-        const usage = reader.end();
+      new PassedAnswer(answer, res, reader, (usage) => {
         if (usage) this.record(pod, provider, usage);
-      };
-      answer.on('data', (chunk: Buffer) => {
-        if (!res.write(chunk)) {
-          answer.pause();
-          res.once('drain', () => answer.resume());
-        }
-        reader?.write(chunk);
       });
-      answer.on('end', () => {
-        record();
-        res.end();
-      });
-      answer.on('error', () => res.destroy());
-      // What a call cut short used is counted too (the provider bills it).
-      answer.on('close', record);
     });
     upstream.on('error', (error) => {
       // A kept-alive connection that the upstream had closed is reset before any answer: the call
@@ -183,6 +170,7 @@ export class ModelRelay {
         this.forward(pod, provider, model, target, address, req, res, headers, body, attempt + 1);
         return;
       }
+      this.upstreams.forget(target);
       sendProviderError(res, provider, 502, `the Drover model relay could not reach ${target.origin}: ${error.message}`);
     });
     res.on('close', () => {
@@ -232,31 +220,4 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-/**
- * The model the request names (until the answer names its own), and the body to send: a streamed
- * Chat Completions call is asked to include its usage (`stream_options.include_usage`), which
- * OpenAI otherwise leaves out of streams.
- */
-function prepareBody(provider: ModelProviderId, pathname: string, body: Buffer, contentType: string | undefined): { forwarded: Buffer; model: string | null } {
-  const fromPath = /\/models\/([^/:]+)/.exec(pathname)?.[1] ?? null;
-  if (body.length === 0 || !String(contentType ?? 'application/json').includes('json')) return { forwarded: body, model: fromPath };
-  let parsed: Record<string, unknown>;
-  try {
-    const value: unknown = JSON.parse(body.toString('utf8'));
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return { forwarded: body, model: fromPath };
-    parsed = value as Record<string, unknown>;
-  } catch {
-    return { forwarded: body, model: fromPath };
-  }
-  const model = typeof parsed.model === 'string' ? parsed.model : fromPath;
-  if (provider === 'openai' && pathname.endsWith('/chat/completions') && parsed.stream === true) {
-    const options = (parsed.stream_options ?? {}) as Record<string, unknown>;
-    if (options.include_usage !== true) {
-      parsed.stream_options = { ...options, include_usage: true };
-      return { forwarded: Buffer.from(JSON.stringify(parsed)), model };
-    }
-  }
-  return { forwarded: body, model };
 }

@@ -93,15 +93,43 @@ function gemini(seen: Seen, event: Json): void {
 
 const READERS: Record<ModelProviderId, (seen: Seen, event: Json) => void> = { anthropic, openai, gemini };
 
-/** Fed the response body chunk by chunk (it is not held back: the caller passes each chunk on first). */
+const LF = 0x0a;
+const CR = 0x0d;
+const USAGE = Buffer.from('"usage');
+
+/**
+ * Whether an event ends with the line feed at `p`: the line it ends is empty ("" or "\r"). `b1`
+ * and `b2` are the two bytes before it. (No closure per call here: keepNames makes each cost.)
+ */
+const endsEvent = (b1: number | undefined, b2: number | undefined): boolean => b1 === LF || (b1 === CR && b2 === LF);
+
+/** The index just past the last event end in `buf` (whose two bytes before it were `prev1`, `prev2`), or -1. */
+function lastEventEnd(buf: Buffer, prev1: number, prev2: number): number {
+  let p = buf.lastIndexOf(LF);
+  while (p !== -1) {
+    if (endsEvent(p >= 1 ? buf[p - 1] : prev1, p >= 2 ? buf[p - 2] : p === 1 ? prev1 : prev2)) return p + 1;
+    p = p > 0 ? buf.lastIndexOf(LF, p - 1) : -1;
+  }
+  return -1;
+}
+
+/**
+ * Fed the response body chunk by chunk (it is not held back: the caller passes each chunk on
+ * first). A stream is read without decoding it: only the events that hold `"usage` (found by a
+ * native byte search) are decoded and parsed (docs/agents.md "The relay's cost per call").
+ */
 export class UsageReader {
   private readonly seen = new Seen();
   private readonly read: (seen: Seen, event: Json) => void;
-  private pending = '';
   private data: string[] = [];
+  /** The bytes of the event under way (after the last event end), as they came. */
+  private tail: Buffer[] = [];
+  /** The last two bytes of the stream so far (-1: none), to find an event end split across chunks. */
+  private prev1 = -1;
+  private prev2 = -1;
+  private first = true;
   private body: Buffer[] = [];
   private bodyBytes = 0;
-  private readonly decoder = new TextDecoder();
 
   constructor(
     provider: ModelProviderId,
@@ -119,13 +147,43 @@ export class UsageReader {
       if (this.bodyBytes <= MAX_BODY_BYTES) this.body.push(chunk);
       return;
     }
-    this.pending += this.decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = this.pending.indexOf('\n')) !== -1) {
-      const line = this.pending.slice(0, newline).replace(/\r$/, '');
-      this.pending = this.pending.slice(newline + 1);
-      this.line(line);
+    if (chunk.length === 0) return;
+    const end = lastEventEnd(chunk, this.prev1, this.prev2);
+    this.prev2 = chunk.length > 1 ? chunk[chunk.length - 2] : this.prev1;
+    this.prev1 = chunk[chunk.length - 1];
+    if (end === -1) {
+      this.tail.push(chunk);
+      return;
     }
+    const head = chunk.subarray(0, end);
+    this.events(this.tail.length === 0 ? head : Buffer.concat([...this.tail, head]));
+    this.tail = end < chunk.length ? [chunk.subarray(end)] : [];
+  }
+
+  /** Whole events (`buf` starts where one starts and ends where one ends): those that mention usage are read. */
+  private events(buf: Buffer): void {
+    let at = buf.indexOf(USAGE);
+    if (at !== -1 && this.first && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
+      // A byte order mark opening the stream is not part of its first line.
+      buf = buf.subarray(3);
+      at -= 3;
+    }
+    this.first = false;
+    while (at !== -1) {
+      // The event around it: from the end of the one before (or the start) to its own end.
+      let start = buf.lastIndexOf(LF, at);
+      while (start !== -1 && !endsEvent(buf[start - 1], buf[start - 2])) start = start > 0 ? buf.lastIndexOf(LF, start - 1) : -1;
+      let end = buf.indexOf(LF, at);
+      while (end !== -1 && !endsEvent(buf[end - 1], buf[end - 2])) end = buf.indexOf(LF, end + 1);
+      const stop = end === -1 ? buf.length : end + 1;
+      this.lines(buf.toString('utf8', start + 1, stop));
+      at = buf.indexOf(USAGE, stop);
+    }
+  }
+
+  /** Complete lines of one or more events. */
+  private lines(text: string): void {
+    for (const raw of text.split('\n')) this.line(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
   }
 
   private line(line: string): void {
@@ -162,7 +220,14 @@ export class UsageReader {
   /** The call's usage once its response has ended; null when the response reported none. */
   end(): CallUsage | null {
     if (this.streamed) {
-      this.line(this.pending.replace(/\r$/, ''));
+      // The last event, if the stream did not end it with a blank line.
+      if (this.tail.length > 0) {
+        let rest = Buffer.concat(this.tail);
+        this.tail = [];
+        if (this.first && rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf) rest = rest.subarray(3);
+        this.first = false;
+        this.lines(rest.toString('utf8'));
+      }
       this.dispatch();
     } else if (this.bodyBytes <= MAX_BODY_BYTES) {
       this.parse(Buffer.concat(this.body).toString('utf8'));
