@@ -2,7 +2,8 @@
  * Loop bench: `npx tsx bench/loops.ts` (or `run()` from another script).
  *
  * (a) Cron fan-out. A real `drover serve` on a fresh temp data dir (SQLite, rate limit off, log
- *     level info, logs to files) with its local runner at DROVER_LOCAL_RUNNER_MAX_PODS=500 (or,
+ *     level info, logs to files, the organization's active-pods quota at 500:
+ *     DROVER_ORG_MAX_ACTIVE_PODS) with its local runner at DROVER_LOCAL_RUNNER_MAX_PODS=500 (or,
  *     with BENCH_LOOPS_RUNNERS=N, no local runner and N external `drover runner` processes sharing
  *     the 500 slots). 500 loops are created through the API (cron `* * * * *`, agent `shell`,
  *     prompt `true`, execution_mode direct, policy skip, max_concurrent_runs 1), early in a minute,
@@ -12,7 +13,12 @@
  *     (scheduled_at = M exactly; started_at is the server's clock when the runner reported the
  *     agent process started), read from the database. Also broken down into cron pick-up
  *     (run created_at − M), launch (pod created_at − run created_at) and runner start
- *     (pod started_at − pod created_at).
+ *     (pod started_at − pod created_at). With the server's default lead
+ *     (DROVER_CRON_PREPARE_AHEAD_MS, 30 s; BENCH_LOOPS_PREPARE_AHEAD_MS sets it, 0 turns it off)
+ *     the runs are prepared before M (docs/decisions.md "Loops and runs"): their pods are created
+ *     and their sandboxes built ahead, and each agent is let go at M. The pick-up is then negative
+ *     (the run was recorded before its slot) and the runner start holds the wait for the slot; the
+ *     latency counts from M all the same. The CPU row covers M − 1 s on, not the preparation.
  * (b) Manual trigger throughput with `skip`. Fresh server (local runner, default 4 slots); one loop
  *     without cron, policy skip, max_concurrent_runs 1, whose first run (`sleep 3600`) holds its
  *     only slot, so every further trigger is recorded as `skipped`. autocannon POST
@@ -21,13 +27,22 @@
  *     `running`.
  *
  * Environment: BENCH_LOOPS (500), BENCH_LOOPS_RUNNERS (0 = local runner), BENCH_LOOPS_ONLY=a|b,
- * BENCH_TRIGGER_DURATION (10), BENCH_TRIGGER_CONNECTIONS (50), BENCH_CPU_PROF=1.
+ * BENCH_LOOPS_PREPARE_AHEAD_MS (unset: the server's default lead),
+ * BENCH_TRIGGER_DURATION (10), BENCH_TRIGGER_CONNECTIONS (50), BENCH_CPU_PROF=1,
+ * BENCH_LOOPS_TRACE=1: (a)'s runners trace their pods' phases (DROVER_TRACE_POD_PHASES,
+ * src/runner/pod-phases.ts) and the runner start is broken down further: dispatch (pod created →
+ * the runner was asked to start it), the runner's own phases up to the spawn, and the report
+ * (spawn, or for a prepared pod the go signal at its slot (phase `slot`) → the server recorded
+ * started_at); docs/runners.md "What a pod start costs".
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import {
   CpuWindow,
   ORG,
+  ROOT,
   envInt,
   expect,
   helperProcesses,
@@ -52,6 +67,58 @@ import {
 } from './harness.ts';
 
 const ms = (n: number) => `${Math.round(n)} ms`;
+const TRACE = process.env.BENCH_LOOPS_TRACE === '1';
+
+/** One pod's `pod-phases` line (src/runner/pod-phases.ts): when its start was asked for, and each phase's end and own time. */
+interface PhaseLine {
+  at: number;
+  ends: Map<string, number>;
+  own: Map<string, number>;
+}
+
+/** The `pod-phases` lines of the given logs, by pod key. */
+function phaseLines(files: string[]): Map<string, PhaseLine> {
+  const found = new Map<string, PhaseLine>();
+  for (const file of files) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    for (const [, key, at, rest] of text.matchAll(/pod-phases (\S+) at=(\d+)((?: [a-z-]+=[0-9.]+\(\+[0-9.]+\))*)/g)) {
+      const line: PhaseLine = { at: Number(at), ends: new Map(), own: new Map() };
+      for (const [, phase, end, took] of rest.matchAll(/ ([a-z-]+)=([0-9.]+)\(\+([0-9.]+)\)/g)) {
+        line.ends.set(phase, Number(end));
+        line.own.set(phase, Number(took));
+      }
+      found.set(key, line);
+    }
+  }
+  return found;
+}
+
+/** The breakdown of the runner start from the phase trace of the slot's pods (BENCH_LOOPS_TRACE=1). */
+function traceRows(rows: SlotRow[], traced: Map<string, PhaseLine>, slot: number): Row[] {
+  const pods = rows.filter((r) => r.pod_key !== null && r.pod_started_at !== null && traced.has(r.pod_key));
+  const line = (r: SlotRow) => traced.get(r.pod_key!)!;
+  const p = (values: number[]) => {
+    const s = summary(values);
+    return `${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)}`;
+  };
+  const phases = [...new Set(pods.flatMap((r) => [...line(r).own.keys()]))];
+  return [
+    { name: `(a) trace: pods traced`, value: `${pods.length} of ${rows.length}` },
+    { name: '(a) trace p50 / p99 / max: dispatch (pod created → runner asked to start it)', value: p(pods.map((r) => line(r).at - r.pod_created_at!)) },
+    { name: '(a) trace p50 / p99 / max: runner asked → spawned (its own phases)', value: p(pods.map((r) => line(r).ends.get('spawned') ?? NaN).filter(Number.isFinite)) },
+    {
+      // A pod prepared ahead of its slot reports once its agent was let go (`slot`), not at its spawn.
+      name: '(a) trace p50 / p99 / max: report (spawned, or let go at the slot → server recorded started_at)',
+      value: p(pods.filter((r) => line(r).ends.has('spawned')).map((r) => r.pod_started_at! - (line(r).at + (line(r).ends.get('slot') ?? line(r).ends.get('spawned')!)))),
+    },
+    {
+      name: '(a) trace p50 / p99 / max: prepared pods let go (since the slot)',
+      value: pods.some((r) => line(r).ends.has('slot')) ? p(pods.filter((r) => line(r).ends.has('slot')).map((r) => line(r).at + line(r).ends.get('slot')! - slot)) : 'none prepared',
+    },
+    { name: '(a) trace p50 / p99 / max: runner asked (since the slot)', value: p(pods.map((r) => line(r).at - slot)) },
+    ...phases.map((phase) => ({ name: `(a) trace p50 / p99 / max of the phase's own time: ${phase}`, value: p(pods.map((r) => line(r).own.get(phase)).filter((v): v is number => v !== undefined)) })),
+  ];
+}
 
 /** Runs `task` over `items` with at most `limit` at a time. */
 async function pool<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
@@ -65,6 +132,7 @@ async function pool<T>(items: T[], limit: number, task: (item: T) => Promise<voi
 
 interface SlotRow {
   loop_id: number;
+  pod_key: string | null;
   run_status: string;
   scheduled_at: number;
   run_created_at: number;
@@ -84,22 +152,31 @@ async function cronFanOut(): Promise<Row[]> {
       name: 'drover-serve',
       dataDir,
       localRunner: externalRunners === 0,
-      env: externalRunners === 0 ? { DROVER_LOCAL_RUNNER_MAX_PODS: String(count) } : {},
+      env: {
+        // The organization may run as many pods at once as the runners have slots: with the default
+        // quota (100 active pods, docs/decisions.md "Quotas") 400 of the 500 pods would wait in the
+        // queue for the first ones to end, and the figure would measure the quota, not the start.
+        DROVER_ORG_MAX_ACTIVE_PODS: String(count),
+        ...(externalRunners === 0 ? { DROVER_LOCAL_RUNNER_MAX_PODS: String(count) } : {}),
+        ...(TRACE ? { DROVER_TRACE_POD_PHASES: '1' } : {}),
+        ...(process.env.BENCH_LOOPS_PREPARE_AHEAD_MS !== undefined ? { DROVER_CRON_PREPARE_AHEAD_MS: process.env.BENCH_LOOPS_PREPARE_AHEAD_MS } : {}),
+      },
       nodeArgs: profileArgs('loops-cron'),
     });
     try {
       if (externalRunners > 0) {
         const token = await registrationToken(server);
         const slots = Math.ceil(count / externalRunners);
-        for (let i = 1; i <= externalRunners; i++) runners.push(await startRunner({ name: `runner-${i}`, serverUrl: server.url, token, maxPods: slots, dir: dataDir }));
+        for (let i = 1; i <= externalRunners; i++) runners.push(await startRunner({ name: `runner-${i}`, serverUrl: server.url, token, maxPods: slots, dir: dataDir, env: TRACE ? { DROVER_TRACE_POD_PHASES: '1' } : {} }));
         await waitUntil(`${externalRunners} runners online`, async () => (await runnerStatusCounts(server)).online === externalRunners, 30_000, 200);
       }
       const runnerText = externalRunners === 0 ? `local runner with ${count} slots` : `${externalRunners} external runners × ${Math.ceil(count / externalRunners)} slots`;
       const headers = { 'x-api-key': server.apiKey };
 
-      // Create early in a minute, so all loops share the next boundary.
+      // Create early in a minute, so all loops share the next boundary, and before the server's lead
+      // (up to ~45 s) reaches it: the check below reads every loop's next_run_at as the slot.
       const second = (Date.now() % 60_000) / 1000;
-      if (second > 25) {
+      if (second > 5) {
         log(`(a) waiting ${round(62 - second, 0)} s for the start of the next minute before creating the loops …`);
         await sleep(62_000 - (Date.now() % 60_000));
       }
@@ -146,7 +223,7 @@ async function cronFanOut(): Promise<Row[]> {
         const rssBefore = readMemoryKb(server.pid)?.rssKb ?? 0;
         let rssPeakKb = rssBefore;
         const read = db.prepare(
-          `select r.loop_id, r.status as run_status, r.scheduled_at, r.created_at as run_created_at, r.error_message,
+          `select r.loop_id, r.pod_key, r.status as run_status, r.scheduled_at, r.created_at as run_created_at, r.error_message,
                   p.status as pod_status, p.created_at as pod_created_at, p.started_at as pod_started_at
              from loop_runs r left join pods p on p.key = r.pod_key
             where r.scheduled_at = ?`,
@@ -178,6 +255,24 @@ async function cronFanOut(): Promise<Row[]> {
           pickupSeconds.set(s, (pickupSeconds.get(s) ?? 0) + 1);
         }
         const errors = [...new Set(rows.filter((r) => r.pod_started_at === null).map((r) => r.error_message ?? r.run_status))].slice(0, 3);
+        let traced: Row[] = [];
+        if (TRACE) {
+          // A pod's line is written once it is torn down: wait for the started ones' (at most 60 s).
+          const logs = [server.stdoutFile, server.stderrFile, ...runners.map((r) => r.stderrFile)];
+          const keys = started.map((r) => r.pod_key!);
+          const until = Date.now() + 60_000;
+          let lines = phaseLines(logs);
+          while (keys.some((k) => !lines.has(k)) && Date.now() < until) {
+            await sleep(500);
+            lines = phaseLines(logs);
+          }
+          traced = traceRows(rows, lines, slot);
+          // The raw material, for reading further (bench/results/ is not committed).
+          const out = path.join(ROOT, 'bench/results', `loops-trace-${new Date(slot).toISOString().replace(/[:.]/g, '-')}.json`);
+          fs.mkdirSync(path.dirname(out), { recursive: true });
+          fs.writeFileSync(out, JSON.stringify({ slot, rows, phases: Object.fromEntries([...lines].map(([k, l]) => [k, { at: l.at, ends: Object.fromEntries(l.ends) }])) }));
+          log(`(a) trace written to ${out}`);
+        }
         return [
           {
             name: `(a) cron slot → pod running p50 (${started.length} of ${count} runs, ${runnerText})`,
@@ -200,11 +295,12 @@ async function cronFanOut(): Promise<Row[]> {
           {
             name: '(a) CPU from slot − 1 s until every pod ran, % of one core',
             value: `${round(usage.seconds, 1)} s: ${Object.keys(pids)
-              .map((label) => `${label} ${usage.pct[label]}%${label.endsWith('launcher') ? ` (+ ${usage.childPct[label]}% agents)` : ''}`)
+              .map((label) => `${label} ${usage.pct[label]}%${/ launcher( \d+)?$/.test(label) ? ` (+ ${usage.childPct[label]}% agents)` : ''}`)
               .join(', ')}; bench ${usage.ownPct}%, other processes ${usage.otherPct}%`,
           },
           { name: '(a) server RSS before the slot / peak during / VmHWM', value: `${round(rssBefore / 1024, 1)} / ${round(rssPeakKb / 1024, 1)} / ${round((memory?.hwmKb ?? NaN) / 1024, 1)} MB` },
           { name: '(a) load average (1/5/15 min) slot − 1 s → all running', value: `${loadAvgText(usage.loadAvg.start)} → ${loadAvgText(usage.loadAvg.end)} (${round((allStartedAt - slot) / 1000, 1)} s after the slot)` },
+          ...traced,
         ];
       } finally {
         db.close();

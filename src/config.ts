@@ -47,6 +47,11 @@ export interface ServerConfig {
   readonly cronCatchupMs: number;
   /** DROVER_CRON_TICK_MS: how often due cron slots are looked for (1000). */
   readonly cronTickMs: number;
+  /**
+   * DROVER_CRON_PREPARE_AHEAD_MS: how long before its slot a loop's run is prepared, its pod on a
+   * runner and its sandbox built, the agent started at the slot (30000; 0: at the slot, not ahead).
+   */
+  readonly cronPrepareAheadMs: number;
   /** DROVER_DEFAULT_AGENT: the agent of loops that name none (claude-code). */
   readonly defaultAgent: string;
   /** DROVER_WEBHOOK_ALLOW_PRIVATE: let callbacks reach loopback and private addresses (false). */
@@ -80,7 +85,6 @@ function intFrom(name: string, raw: string | undefined, fallback: number, min: n
   return value;
 }
 
-/** A positive number of minutes, fractions allowed (`0.5` is 30 s), in milliseconds. */
 /** A positive duration in `unit`s (fractions allowed), in milliseconds. */
 function durationFrom(name: string, raw: string | undefined, fallback: number, unit: 'minutes' | 'hours'): number {
   const unitMs = unit === 'minutes' ? 60_000 : 3_600_000;
@@ -150,6 +154,7 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     sweepIntervalMs: intFrom('DROVER_SWEEP_INTERVAL_MS', env.DROVER_SWEEP_INTERVAL_MS, 5000, 100),
     cronCatchupMs: intFrom('DROVER_CRON_CATCHUP_SECONDS', env.DROVER_CRON_CATCHUP_SECONDS, 3600, 0) * 1000,
     cronTickMs: intFrom('DROVER_CRON_TICK_MS', env.DROVER_CRON_TICK_MS, 1000, 50),
+    cronPrepareAheadMs: intFrom('DROVER_CRON_PREPARE_AHEAD_MS', env.DROVER_CRON_PREPARE_AHEAD_MS, 30_000, 0),
     defaultAgent: env.DROVER_DEFAULT_AGENT?.trim() || 'claude-code',
     webhookAllowPrivate: boolFrom('DROVER_WEBHOOK_ALLOW_PRIVATE', env.DROVER_WEBHOOK_ALLOW_PRIVATE, false),
     quotas: Object.freeze(Object.fromEntries(QUOTA_NAMES.map((name) => [name, intFrom(QUOTA_ENV[name], env[QUOTA_ENV[name]], DEFAULT_QUOTAS[name], 0)])) as Quotas),

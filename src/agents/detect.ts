@@ -32,8 +32,26 @@ export function pathDirectories(pathEnv: string): string[] {
   return [...new Set(pathEnv.split(path.delimiter).filter((dir) => dir.length > 0 && path.isAbsolute(dir)))];
 }
 
-/** The absolute path of the executable `command` would run, or `null` if there is none. */
-export async function findExecutable(command: string, pathEnv: string): Promise<string | null> {
+/** Lookups under way, by command and PATH: the callers that ask meanwhile share their answer. */
+const lookups = new Map<string, Promise<string | null>>();
+
+/**
+ * The absolute path of the executable `command` would run, or `null` if there is none. Asked
+ * again while the same lookup is under way (a burst of pods of one agent), the answer of the one
+ * under way is shared, not cached: a lookup that ended is never reused (docs/runners.md "What a
+ * pod start costs").
+ */
+export function findExecutable(command: string, pathEnv: string): Promise<string | null> {
+  const key = `${command}\0${pathEnv}`;
+  let lookup = lookups.get(key);
+  if (!lookup) {
+    lookup = lookUp(command, pathEnv).finally(() => lookups.delete(key));
+    lookups.set(key, lookup);
+  }
+  return lookup;
+}
+
+async function lookUp(command: string, pathEnv: string): Promise<string | null> {
   if (command.length === 0 || command.includes('\0')) return null;
   if (command.includes('/')) {
     return path.isAbsolute(command) && (await isExecutableFile(command)) ? command : null;

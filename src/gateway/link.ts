@@ -21,6 +21,7 @@ import { PatchParts } from '../domain/deliveries/patch-parts.ts';
 import { workspaceRemovalMessages, workspaceRemoved } from '../domain/runners/workspace-removals.ts';
 import type { PodRow, RunnerRow } from '../store/schema-runners.ts';
 import { CLOSE_REVOKED, HEARTBEAT_INTERVAL_MS, decodeRunnerMessage, encode, sendCoalesced, type PodReport, type RunnerMessage, type ServerBody } from '../protocol/runner-link.ts';
+import { LinkQueue } from './link-queue.ts';
 
 /** How long a closing link waits for the runner's close frame before dropping the socket. */
 const CLOSE_HANDSHAKE_MS = 2_000;
@@ -32,8 +33,8 @@ const CLOSE_HANDSHAKE_MS = 2_000;
  */
 export class RunnerLink {
   readonly connectionId = crypto.randomUUID();
-  /** Messages are applied one at a time, in order. */
-  private queue: Promise<void> = Promise.resolve();
+  /** Messages are applied in order, one at a time but for those about distinct single pods (./link-queue.ts). */
+  private readonly queue: LinkQueue;
   /** Pods the runner has, from its last report, plus the ones sent to it since. */
   private readonly known = new Set<string>();
   /**
@@ -69,7 +70,8 @@ export class RunnerLink {
     this.closed = new Promise((resolve) => (markClosed = resolve));
     this.output = new PodOutputSink(ctx, runner, Date.now, (error) => this.log.error({ err: error }, 'writing pod output failed'));
     this.patchParts = new PatchParts(ctx, runner.id);
-    socket.on('message', (data) => this.enqueue(() => this.handle(String(data))));
+    this.queue = new LinkQueue((error) => this.log.error({ err: error }, 'runner message failed'));
+    socket.on('message', (data) => this.receive(String(data)));
     socket.on('close', () => {
       this.onGone();
       this.enqueue(() => this.output.flushAll());
@@ -79,8 +81,27 @@ export class RunnerLink {
     socket.on('error', (error) => this.log.warn({ err: error }, 'runner socket error'));
   }
 
-  private enqueue(task: () => Promise<void>): void {
-    this.queue = this.queue.then(task).catch((error) => this.log.error({ err: error }, 'runner message failed'));
+  /** `pod`: the task concerns that one pod only, and may run beside tasks about other pods. */
+  private enqueue(task: () => Promise<void>, pod: string | null = null): void {
+    this.queue.push(task, pod);
+  }
+
+  /** A message from the runner, applied in its turn; one that cannot be decoded closes the link then. */
+  private receive(raw: string): void {
+    let message: RunnerMessage;
+    try {
+      message = decodeRunnerMessage(raw);
+    } catch (error) {
+      this.enqueue(async () => {
+        this.log.warn({ err: error }, 'invalid message from runner; closing');
+        this.close(4400, (error as Error).message.slice(0, 120));
+      });
+      return;
+    }
+    // When it arrived, before it waits its turn: a pod's start is dated by its report's arrival
+    // (docs/decisions.md "Runners and pods": started_at), not by how busy the link was then.
+    const receivedAt = this.ctx.now();
+    this.enqueue(() => this.handle(message, receivedAt), podOf(message));
   }
 
   private send(message: ServerBody): void {
@@ -97,11 +118,7 @@ export class RunnerLink {
     const timer = setTimeout(() => this.socket.terminate(), CLOSE_HANDSHAKE_MS);
     await this.closed;
     clearTimeout(timer);
-    let settled: Promise<void>;
-    do {
-      settled = this.queue;
-      await settled;
-    } while (settled !== this.queue);
+    await this.queue.idle();
   }
 
   /** Tells the runner its organization's output quota, when it is new to the runner (after hello, then when it changes). */
@@ -132,15 +149,7 @@ export class RunnerLink {
     });
   }
 
-  private async handle(raw: string): Promise<void> {
-    let message: RunnerMessage;
-    try {
-      message = decodeRunnerMessage(raw);
-    } catch (error) {
-      this.log.warn({ err: error }, 'invalid message from runner; closing');
-      this.close(4400, (error as Error).message.slice(0, 120));
-      return;
-    }
+  private async handle(message: RunnerMessage, receivedAt: number): Promise<void> {
     if (!this.greeted && message.type !== 'hello') {
       this.close(4400, 'the first message must be hello');
       return;
@@ -176,7 +185,7 @@ export class RunnerLink {
       }
       case 'pod_started':
         this.known.add(message.key);
-        await podStarted(this.ctx, this.runner.id, message.key);
+        await podStarted(this.ctx, this.runner.id, message.key, receivedAt);
         return;
       case 'pod_output':
         // PostgreSQL text cannot hold NUL (the whole chunk would be refused and lost): NUL shows
@@ -251,17 +260,20 @@ export class RunnerLink {
    */
   settlePod(podOrKey: PodRow | string): Promise<void> {
     return new Promise((resolve) =>
-      this.enqueue(async () => {
-        try {
-          if (!this.greeted) return;
-          const notified = await notifiedPod(this.ctx, this.runner.id, podOrKey);
-          if (!notified) return;
-          if (notified.wanted === 'run') await this.settleDesired(notified.pod, null);
-          else this.stopIfKnown(notified.pod.key, null);
-        } finally {
-          resolve();
-        }
-      }),
+      this.enqueue(
+        async () => {
+          try {
+            if (!this.greeted) return;
+            const notified = await notifiedPod(this.ctx, this.runner.id, podOrKey);
+            if (!notified) return;
+            if (notified.wanted === 'run') await this.settleDesired(notified.pod, null);
+            else this.stopIfKnown(notified.pod.key, null);
+          } finally {
+            resolve();
+          }
+        },
+        typeof podOrKey === 'string' ? podOrKey : podOrKey.key,
+      ),
     );
   }
 
@@ -310,5 +322,19 @@ export class RunnerLink {
     this.send({ type: 'stop_pod', key, reason: 'terminated' });
     // Without a report, the runner's next one says whether it still has the pod.
     if (!report) this.known.delete(key);
+  }
+}
+
+/** The one pod a runner message is about, when it is about one pod only (its steps may run beside other pods'). */
+function podOf(message: RunnerMessage): string | null {
+  switch (message.type) {
+    case 'pod_started':
+    case 'pod_output':
+    case 'pod_network':
+      return message.key;
+    case 'pod_exited':
+      return message.result.key;
+    default:
+      return null;
   }
 }

@@ -173,6 +173,19 @@ export const PodSpec = Type.Object(
     keep_workspace: Type.Boolean(),
     resume_session_id: Type.Union([Type.String(), Type.Null()]),
     /**
+     * A run of a cron slot prepared ahead (docs/runners.md "Pods prepared ahead of their slot"):
+     * the agent starts this many milliseconds after the runner received the message, its sandbox
+     * built meanwhile. Relative, computed as the message is sent, so a runner's skewed clock cannot
+     * start it early. Absent or 0: start at once (and absent from a server of an earlier version).
+     */
+    start_in_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    /**
+     * With `start_in_ms`: the server's name for the slot (its time, which the runner never reads as
+     * one). Each start of a slot bounds its time from below; the runner lets the slot's pods go at
+     * the earliest bound any of them gave, together.
+     */
+    slot_key: Type.Optional(Type.String({ maxLength: 64 })),
+    /**
      * `CONFIG network` and what the organization and the pod's ALLOW lines allow (docs/runners.md
      * "Network"); optional: a server of an earlier version sends none (restricted, nothing added).
      */

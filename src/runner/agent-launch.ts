@@ -16,6 +16,7 @@ import { relayAgent } from './relay/agent-env.ts';
 import type { ModelRelay } from './relay/server.ts';
 import type { PodView, Sandbox, SandboxLaunch } from './sandbox/index.ts';
 import type { PreparedWorkspace } from './workspaces.ts';
+import { gatedCommand } from './slot-gate.ts';
 
 /** One run of the agent: a direct pod's only one, or an autopilot iteration. */
 export interface AgentRun {
@@ -38,6 +39,8 @@ export interface AgentLaunchInput {
   relay?: ModelRelay;
   /** The pod's network walls (docs/runners.md "Network"); null or absent without a sandbox. */
   network?: PodNetwork | null;
+  /** Hold the agent's exec behind the go signal (./slot-gate.ts): a pod prepared ahead of its slot. */
+  gated?: boolean;
   /** A note for the pod's output (e.g. why the MCP server was not wired). */
   note(text: string): void;
 }
@@ -104,8 +107,9 @@ export async function agentLaunch(input: AgentLaunchInput): Promise<AgentLaunch>
     tmpfsBytes: input.walls.tmpfsBytes,
     netDir: network?.room.dir,
   };
-  // With walls, the in-pod bridges start first and the agent only once they listen.
-  const inner = network ? network.wrap(invocation.command, invocation.args) : invocation;
-  const inSandbox = input.sandbox ? input.sandbox.wrap(inner.command, inner.args, view, env) : { ...invocation, env, fd3: null };
+  // With walls, the in-pod bridges start first and the agent only once they listen (and, gated, at its slot).
+  const agentLine = input.gated ? gatedCommand(invocation.command, invocation.args) : invocation;
+  const inner = network ? network.wrap(agentLine.command, agentLine.args) : agentLine;
+  const inSandbox = input.sandbox ? input.sandbox.wrap(inner.command, inner.args, view, env) : { command: inner.command, args: inner.args, env, fd3: null };
   return { ...inSandbox, ...input.walls.wrap(inSandbox), stdin: invocation.stdin, cwd: workspace.path };
 }

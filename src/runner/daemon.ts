@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import { credentialFingerprint, type Isolation, type PodOutcome, type RunnerBody, type ServerMessage } from '../protocol/runner-link.ts';
 import { detectAgentVersions } from '../agents/detect.ts';
-import { DEFAULT_MAX_PODS, IdentityStore, RUNNER_VERSION, registerRunner, type RunnerSettings, type StoredIdentity } from './identity.ts';
+import { IdentityStore, RUNNER_VERSION, loadOrRegister, type RunnerSettings, type StoredIdentity } from './identity.ts';
 import { ServerConnection } from './connection.ts';
 import { openCgroups } from './limits/cgroups.ts';
 import { isolationWarning, probeIsolation } from './limits/isolation.ts';
@@ -138,75 +137,65 @@ export class RunnerDaemon {
     });
     if (mode === 'none') this.log('warning: --sandbox none: agents run as this user and can read everything it can, this work dir included');
     const cgroups = openCgroups(this.workDir, this.options.cgroupRoot);
-    // The pods' network walls; their self-test (the sandbox's, run in a network namespace) decides isolation.network.
-    const network = await runnerNetwork(sandbox, { workDir: this.workDir, pathEnv, allowHosts: this.options.allowHosts ?? [], servers: this.servers });
-    this.isolation = await probeIsolation({ sandbox: mode, cgroups, pathEnv, bwrap: this.options.bwrap, podNetwork: network !== null });
-    const warning = isolationWarning(this.isolation);
-    if (warning) this.log(warning);
-    const operatorAllow = parseOperatorAllow(this.options.allowHosts ?? []);
-    this.relay = await openRelay(this.options.prices ?? {}, {
-      call: (call) => {
-        this.supervisor.relayed(call);
-        this.sendOrKeep({ type: 'model_call', call });
-      },
-      budgetReached: (key, message) => this.supervisor.failPod(key, message),
-      upstreamAllowed: (host, port) => operatorAllow.some((p) => matchesHost(p, host, port)),
-    });
-    this.supervisor = new PodSupervisor({
-      relay: this.relay,
-      workDir: this.workDir,
-      credentials: this.options.credentials ?? {},
-      runnerEnv: this.options.env ?? process.env,
-      sandbox,
-      network,
-      cgroups,
-      podLimits: this.options.podLimits ?? DEFAULT_POD_LIMITS,
-      killGraceMs: this.options.killGraceMs,
-      hooks: {
-        started: (key) => this.sendOrKeep({ type: 'pod_started', key }),
-        output: (key, data) => this.sendOrKeep({ type: 'pod_output', key, data }),
-        networkRefused: (key, refused) => this.send({ type: 'pod_network', key, refused }),
-        exited: (outcome) => {
-          // On disk before it is sent: acknowledged only once the server has stored it.
-          this.outcomeFiles.save(outcome);
-          // A patch too large for one message goes before it in parts (./patch-parts.ts).
-          const sent = this.patches.keep(outcome);
-          this.unacked.set(outcome.key, outcome);
-          for (const part of this.patches.parts(outcome.key, true)) this.send(part);
-          this.send({ type: 'pod_exited', result: sent });
+    try {
+      // The pods' network walls; their self-test (the sandbox's, run in a network namespace) decides isolation.network.
+      const network = await runnerNetwork(sandbox, { workDir: this.workDir, pathEnv, allowHosts: this.options.allowHosts ?? [], servers: this.servers });
+      this.isolation = await probeIsolation({ sandbox: mode, cgroups, pathEnv, bwrap: this.options.bwrap, podNetwork: network !== null });
+      const warning = isolationWarning(this.isolation);
+      if (warning) this.log(warning);
+      const operatorAllow = parseOperatorAllow(this.options.allowHosts ?? []);
+      this.relay = await openRelay(this.options.prices ?? {}, {
+        call: (call) => {
+          this.supervisor.relayed(call);
+          this.sendOrKeep({ type: 'model_call', call });
         },
-      },
-    });
-    this.identity = await this.loadOrRegister();
-    this.runnerId = this.identity.runner_id;
-    this.agents = await detectAgentVersions(pathEnv);
-    // Outcomes an earlier run of this runner had not got acknowledged: reported in the first hello.
-    for (const outcome of this.outcomeFiles.load()) {
-      this.unacked.set(outcome.key, outcome);
-      this.patches.keep(outcome);
-    }
-    await this.supervisor.open();
-    this.link.connect();
-  }
-
-  private async loadOrRegister(): Promise<StoredIdentity> {
-    const stored = this.identityStore.load();
-    if (stored) {
-      const { identity, settings } = this.identityStore.resolve(stored, { labels: this.options.labels, maxPods: this.options.maxPods });
+        budgetReached: (key, message) => this.supervisor.failPod(key, message),
+        upstreamAllowed: (host, port) => operatorAllow.some((p) => matchesHost(p, host, port)),
+      });
+      this.supervisor = new PodSupervisor({
+        relay: this.relay,
+        workDir: this.workDir,
+        credentials: this.options.credentials ?? {},
+        runnerEnv: this.options.env ?? process.env,
+        sandbox,
+        network,
+        cgroups,
+        podLimits: this.options.podLimits ?? DEFAULT_POD_LIMITS,
+        killGraceMs: this.options.killGraceMs,
+        hooks: {
+          started: (key) => this.sendOrKeep({ type: 'pod_started', key }),
+          output: (key, data) => this.sendOrKeep({ type: 'pod_output', key, data }),
+          networkRefused: (key, refused) => this.send({ type: 'pod_network', key, refused }),
+          exited: (outcome) => {
+            // On disk before it is sent: acknowledged only once the server has stored it.
+            this.outcomeFiles.save(outcome);
+            // A patch too large for one message goes before it in parts (./patch-parts.ts).
+            const sent = this.patches.keep(outcome);
+            this.unacked.set(outcome.key, outcome);
+            for (const part of this.patches.parts(outcome.key, true)) this.send(part);
+            this.send({ type: 'pod_exited', result: sent });
+          },
+        },
+      });
+      const { identity, settings } = await loadOrRegister(this.identityStore, this.servers, this.options, this.log);
+      this.identity = identity;
       this.settings = settings;
-      return identity;
+      this.runnerId = this.identity.runner_id;
+      this.agents = await detectAgentVersions(pathEnv);
+      // Outcomes an earlier run of this runner had not got acknowledged: reported in the first hello.
+      for (const outcome of this.outcomeFiles.load()) {
+        this.unacked.set(outcome.key, outcome);
+        this.patches.keep(outcome);
+      }
+      await this.supervisor.open();
+      this.link.connect();
+    } catch (error) {
+      // A start that fails after the runner's control groups were made (a refused registration, an
+      // unreachable server) leaves none of them behind: the process exits right after.
+      await this.relay?.close().catch(() => {});
+      await cgroups.close().catch(() => {});
+      throw error;
     }
-    if (!this.options.token) throw new Error(`no runner credential in ${this.identityStore.file}; pass --token with a registration token`);
-    const settings: RunnerSettings = {
-      name: this.options.name ?? os.hostname(),
-      labels: this.options.labels ?? [],
-      max_pods: this.options.maxPods ?? DEFAULT_MAX_PODS,
-    };
-    const identity = await registerRunner(this.servers, this.options.token, settings);
-    this.identityStore.save(identity);
-    this.settings = settings;
-    this.log(`registered as runner ${identity.runner_id} of organization "${identity.org}"`);
-    return identity;
   }
 
   private sendHello(): void {

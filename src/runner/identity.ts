@@ -93,3 +93,23 @@ export async function registerRunner(servers: readonly string[], token: string, 
   }
   throw new Error(`registration failed: ${unreachable?.message ?? 'no server given'}`);
 }
+
+/**
+ * The runner's identity and settings: what its work dir remembers (with the given labels and
+ * max pods, which it then remembers), else a registration with `options.token`.
+ */
+export async function loadOrRegister(
+  store: IdentityStore,
+  servers: readonly string[],
+  options: { token?: string | null; name?: string; labels?: string[]; maxPods?: number },
+  log: (line: string) => void,
+): Promise<{ identity: StoredIdentity; settings: RunnerSettings }> {
+  const stored = store.load();
+  if (stored) return store.resolve(stored, { labels: options.labels, maxPods: options.maxPods });
+  if (!options.token) throw new Error(`no runner credential in ${store.file}; pass --token with a registration token`);
+  const settings: RunnerSettings = { name: options.name ?? os.hostname(), labels: options.labels ?? [], max_pods: options.maxPods ?? DEFAULT_MAX_PODS };
+  const identity = await registerRunner(servers, options.token, settings);
+  store.save(identity);
+  log(`registered as runner ${identity.runner_id} of organization "${identity.org}"`);
+  return { identity, settings };
+}

@@ -11,7 +11,8 @@
 // It also applies the output quota at the source (`pod_output_bytes_per_sec`, docs/decisions.md "Quotas"): what an
 // agent prints over it is read and dropped here, before it costs the runner or the server anything.
 //
-// Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin, fd3}, {t: 'limit', bytesPerSec} (0: none)
+// Messages in:  {t: 'spawn', id, command, args, cwd, env, stdin, fd3, gated}, {t: 'go', ids},
+//               {t: 'limit', bytesPerSec} (0: none)
 // Messages out: {t: 'spawned', id, pid} (pid null if the program could not be started),
 //               {t: 'out', id, text, stream: 'stdout'|'stderr'}, {t: 'dropped', id, bytes},
 //               {t: 'done', id, code, signal, spawnError}
@@ -21,6 +22,12 @@ import { StringDecoder } from 'node:string_decoder';
 
 /** After the agent exits, how long a grandchild may hold its output pipes open before its group is killed. */
 const DRAIN_AFTER_EXIT_MS = 2000;
+
+/**
+ * The go signals of gated processes by id: a pipe on the process's file descriptor 4, on which its
+ * wrapper waits for one line before it execs the agent (src/runner/slot-gate.ts); `go` writes it.
+ */
+const gates = new Map();
 
 /** Bytes per second each agent may print (stdout and stderr together); 0: no limit. */
 let outputLimit = 0;
@@ -59,7 +66,7 @@ function notFound(command, cwd, error) {
   return fs.existsSync(cwd) ? `the program "${command}" was not found on the runner's PATH` : `the working directory ${cwd} does not exist`;
 }
 
-function start({ id, command, args, cwd, env, stdin, fd3 = null }) {
+function start({ id, command, args, cwd, env, stdin, fd3 = null, gated = false }) {
   let child;
   try {
     // No stdin text: /dev/null, not an (ended) pipe. Node's pipes are socketpairs, and bash run
@@ -67,7 +74,8 @@ function start({ id, command, args, cwd, env, stdin, fd3 = null }) {
     // runner's user (which would bring the runner's own environment into the shell agent).
     // fd3: bwrap's options (the agent's environment among them) on a pipe, never on a command line.
     const stdio = [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'];
-    if (fd3 !== null) stdio.push('pipe');
+    if (fd3 !== null || gated) stdio.push(fd3 !== null ? 'pipe' : 'ignore');
+    if (gated) stdio.push('pipe');
     child = spawn(command, args, { cwd, env, detached: true, stdio });
   } catch (error) {
     send({ t: 'spawned', id, pid: null });
@@ -75,6 +83,10 @@ function start({ id, command, args, cwd, env, stdin, fd3 = null }) {
     return;
   }
   send({ t: 'spawned', id, pid: child.pid ?? null });
+  if (gated && child.stdio[4]) {
+    child.stdio[4].on('error', () => {});
+    gates.set(id, child.stdio[4]);
+  }
 
   // One decoder per stream: a multi-byte character split across two reads stays one character.
   // One bucket for both streams: the quota is per agent. Dropped bytes are counted and reported
@@ -135,6 +147,8 @@ function start({ id, command, args, cwd, env, stdin, fd3 = null }) {
   const finish = (code, signal) => {
     if (finished) return;
     finished = true;
+    gates.get(id)?.destroy();
+    gates.delete(id);
     reportDropped();
     send({ t: 'done', id, code, signal, spawnError });
   };
@@ -160,6 +174,12 @@ function start({ id, command, args, cwd, env, stdin, fd3 = null }) {
 
 process.on('message', (message) => {
   if (message && message.t === 'spawn') start(message);
+  else if (message && message.t === 'go' && Array.isArray(message.ids)) {
+    for (const id of message.ids) {
+      gates.get(id)?.end('\n');
+      gates.delete(id);
+    }
+  }
   else if (message && message.t === 'limit' && Number.isFinite(message.bytesPerSec) && message.bytesPerSec >= 0) outputLimit = message.bytesPerSec;
 });
 // The runner is gone: nobody is left to report to. The agents run in process groups of their own

@@ -16,6 +16,11 @@ export interface LaunchOptions {
   stdin: string | null;
   /** Text for a pipe on the process's file descriptor 3 (bwrap's `--args 3`), or null for none. */
   fd3?: string | null;
+  /**
+   * Held behind a go signal (./slot-gate.ts): the process gets a pipe on its file descriptor 4,
+   * on which its wrapper waits before it execs the agent; `Launched.go` sends the signal.
+   */
+  gated?: boolean;
   onOutput(text: string, stream: OutputStream): void;
   /** Output over the quota (see `setOutputLimit`) was read and dropped. */
   onDropped?(bytes: number): void;
@@ -28,6 +33,8 @@ export interface Launched {
   readonly pid: number | undefined;
   /** Once the process has ended and its output has been read. */
   readonly done: Promise<ProcessResult>;
+  /** A gated process (`LaunchOptions.gated`): lets its agent start. */
+  go(): void;
 }
 
 type ChildMessage =
@@ -37,6 +44,8 @@ type ChildMessage =
   | { t: 'done'; id: number; code: number | null; signal: NodeJS.Signals | null; spawnError: string | null };
 
 interface Entry {
+  /** The helper (its index) that started it. */
+  helper: number;
   pid: number | null;
   onOutput(text: string, stream: OutputStream): void;
   onDropped?(bytes: number): void;
@@ -47,18 +56,34 @@ interface Entry {
 const CHILD_SCRIPT = packageFile('src/runner/launcher-child.mjs');
 
 /**
- * Starts agent processes, each in a process group of its own, through a small helper process
+ * Starts agent processes, each in a process group of its own, through small helper processes
  * (launcher-child.mjs explains why), and reports their output and end. Signals go to the groups
- * directly (`process.kill(-pid)`), not through the helper.
+ * directly (`process.kill(-pid)`), not through a helper.
  *
- * The helper is started on first use and again after it died; if it dies while processes run,
+ * With more than one helper, launches go to them in turn: a helper starts one process at a time,
+ * and each start waits until the new process has run its exec, which on a loaded machine is a wait
+ * for the scheduler, so a burst of starts goes as fast as several helpers wait side by side
+ * (docs/decisions.md "Runners and pods": agents start through launcher processes).
+ *
+ * A helper is started on first use and again after it died; if it dies while processes run,
  * their groups are killed (their output and exit status died with it) and they end with an error.
  */
 export class ProcessLauncher {
-  private child: ChildProcess | null = null;
+  private readonly children: (ChildProcess | null)[];
+  /** How many processes each helper watches. */
+  private readonly watched: number[];
+  private nextHelper = 0;
   private nextId = 1;
+  /** Go signals given in this turn of the event loop, not sent yet (`go`). */
+  private readonly goes: { index: number; id: number }[] = [];
   private readonly entries = new Map<number, Entry>();
   private outputLimit = 0;
+
+  /** `helpers`: how many helper processes share the launches (1: one, as a test wants to find it). */
+  constructor(helpers = 1) {
+    this.children = Array.from({ length: Math.max(1, helpers) }, () => null);
+    this.watched = this.children.map(() => 0);
+  }
 
   /**
    * Bytes per second each agent may print (0: no limit); the helper drops the excess as it reads
@@ -66,51 +91,79 @@ export class ProcessLauncher {
    */
   setOutputLimit(bytesPerSec: number): void {
     this.outputLimit = bytesPerSec;
-    this.child?.send({ t: 'limit', bytesPerSec });
+    for (const child of this.children) child?.send({ t: 'limit', bytesPerSec });
   }
 
-  /** Starts the helper now, so that the first agent does not wait for it. */
+  /** Starts the helpers now, so that the first agents do not wait for them. */
   start(): void {
-    this.helper();
+    for (let i = 0; i < this.children.length; i++) this.helper(i);
   }
 
   launch(command: string, args: string[], options: LaunchOptions): Promise<Launched> {
     const id = this.nextId++;
+    const index = this.nextHelper;
+    this.nextHelper = (this.nextHelper + 1) % this.children.length;
+    const go = () => this.go(index, id);
     return new Promise((resolveLaunched) => {
       let resolveDone!: (result: ProcessResult) => void;
       const done = new Promise<ProcessResult>((resolve) => (resolveDone = resolve));
       this.entries.set(id, {
+        helper: index,
         pid: null,
         onOutput: options.onOutput,
         onDropped: options.onDropped,
         spawned(pid) {
           this.pid = pid;
-          resolveLaunched({ pid: pid ?? undefined, done });
+          resolveLaunched({ pid: pid ?? undefined, done, go });
         },
         done: (result) => {
           this.entries.delete(id);
-          this.refWhileBusy();
+          this.watched[index]--;
+          this.refWhileBusy(index);
           resolveDone(result);
         },
       });
-      const helper = this.helper();
-      this.refWhileBusy();
-      helper.send({ t: 'spawn', id, command, args, cwd: options.cwd, env: options.env, stdin: options.stdin, fd3: options.fd3 ?? null });
+      this.watched[index]++;
+      const helper = this.helper(index);
+      this.refWhileBusy(index);
+      helper.send({ t: 'spawn', id, command, args, cwd: options.cwd, env: options.env, stdin: options.stdin, fd3: options.fd3 ?? null, gated: options.gated ?? false });
     });
   }
 
-  /** Stops the helper. Stop the processes first: any still running are killed as when it dies (`lost`). */
-  async close(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.disconnect();
-    await exited;
+  /**
+   * The go signal of gated process `id` (./slot-gate.ts), through the helper that started it. The
+   * signals given together (a slot's pods are let go at once) go to each helper in one message.
+   */
+  private go(index: number, id: number): void {
+    if (this.goes.length === 0) queueMicrotask(() => this.sendGoes());
+    this.goes.push({ index, id });
   }
 
-  private helper(): ChildProcess {
-    if (this.child) return this.child;
+  private sendGoes(): void {
+    const goes = this.goes.splice(0);
+    this.children.forEach((child, index) => {
+      const ids = goes.filter((g) => g.index === index).map((g) => g.id);
+      // A helper that died took its processes with it (`lost`): nothing is left to let go.
+      if (ids.length > 0 && child?.connected) child.send({ t: 'go', ids });
+    });
+  }
+
+  /** Stops the helpers. Stop the processes first: any still running are killed as when a helper dies (`lost`). */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.children.map(async (child, i) => {
+        this.children[i] = null;
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.disconnect();
+        await exited;
+      }),
+    );
+  }
+
+  private helper(index: number): ChildProcess {
+    const running = this.children[index];
+    if (running) return running;
     // Plain Node: no TypeScript loader, no inherited flags (a profiler's, a test runner's).
     const env = { ...process.env };
     delete env.NODE_OPTIONS;
@@ -120,12 +173,12 @@ export class ProcessLauncher {
     // `lost()` then ends whatever it was asked to start.
     child.on('error', () => {});
     child.once('exit', () => {
-      if (this.child === child) this.child = null;
-      this.lost();
+      if (this.children[index] === child) this.children[index] = null;
+      this.lost(index);
     });
-    this.child = child;
+    this.children[index] = child;
     if (this.outputLimit > 0) child.send({ t: 'limit', bytesPerSec: this.outputLimit });
-    this.refWhileBusy();
+    this.refWhileBusy(index);
     return child;
   }
 
@@ -147,21 +200,21 @@ export class ProcessLauncher {
     }
   }
 
-  /** The helper died: what it was watching ends, and nothing of it keeps running unwatched. */
-  private lost(): void {
-    for (const entry of [...this.entries.values()]) {
+  /** Helper `index` died: what it was watching ends, and nothing of it keeps running unwatched. */
+  private lost(index: number): void {
+    for (const entry of [...this.entries.values()].filter((e) => e.helper === index)) {
       if (entry.pid !== null) signalGroup(entry.pid, 'SIGKILL');
       else entry.spawned(null);
       entry.done({ code: null, signal: null, spawnError: "the runner's process launcher exited unexpectedly" });
     }
   }
 
-  /** The helper keeps the runner's process alive only while it watches processes. */
-  private refWhileBusy(): void {
-    const child = this.child;
+  /** A helper keeps the runner's process alive only while it watches processes. */
+  private refWhileBusy(index: number): void {
+    const child = this.children[index];
     if (!child) return;
     const channel = child.channel as { ref(): void; unref(): void } | undefined;
-    if (this.entries.size > 0) {
+    if (this.watched[index] > 0) {
       child.ref();
       channel?.ref();
     } else {

@@ -1,8 +1,9 @@
 /**
  * Phase timings of a pod on its runner (docs/runners.md "What a pod start costs"): with
  * DROVER_TRACE_POD_PHASES=1 in the runner's environment, one line per pod goes to the runner's
- * log (stderr) once the pod is cleaned up: each phase's end, in milliseconds since the runner was
- * asked to start the pod, and the steps each phase took. Off (the default), marks cost nothing
+ * log (stderr) once the pod is cleaned up: when the runner was asked to start the pod (`at=`, epoch
+ * milliseconds, so a bench can line it up with the server's times), each phase's end in
+ * milliseconds since then, and the steps each phase took. Off (the default), marks cost nothing
  * but a call of an empty function.
  */
 export interface PodPhases {
@@ -20,7 +21,7 @@ export function podPhases(key: string, on = tracingPodPhases(), write: (line: st
   if (!on) return OFF;
   const t0 = performance.now();
   let last = t0;
-  const marks: string[] = [];
+  const marks: string[] = [`at=${Date.now()}`];
   return {
     mark(phase) {
       const now = performance.now();

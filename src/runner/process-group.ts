@@ -55,6 +55,11 @@ export class GroupProcess {
     this.killTimer.unref();
   }
 
+  /** A gated process (./slot-gate.ts): its agent may start now. */
+  go(): void {
+    this.launched.go();
+  }
+
   signal(signal: NodeJS.Signals): void {
     if (this.launched.pid !== undefined) signalGroup(this.launched.pid, signal);
   }

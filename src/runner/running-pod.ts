@@ -7,6 +7,7 @@ import type { PodWalls } from './limits/pod-walls.ts';
 import type { PodNetwork } from './network/index.ts';
 import { podPhases, type PodPhases } from './pod-phases.ts';
 import type { PreparedWorkspace } from './workspaces.ts';
+import type { SlotTime } from './slot-gate.ts';
 
 /** One pod the supervisor runs: its spec, process, output, results and how it is being ended. */
 export class RunningPod {
@@ -32,12 +33,16 @@ export class RunningPod {
   readonly results: PodResults;
   /** DROVER_TRACE_POD_PHASES=1: the timings of its start and end (./pod-phases.ts). */
   readonly phases: PodPhases;
+  /** A pod prepared ahead of its slot: when its agent may start (./slot-gate.ts); null: at once. */
+  readonly slot: SlotTime | null;
   constructor(
     readonly spec: PodSpec,
     workDir: string,
     readonly output: PodOutputBuffer,
+    slot: SlotTime | null = null,
   ) {
     this.phases = podPhases(spec.key);
+    this.slot = slot;
     this.results = new PodResults(SessionTotals.forPersistentKey(workDir, spec.persistent_key));
   }
 }

@@ -6,6 +6,8 @@ import { ProcessLauncher } from './launcher.ts';
 import { PodOutputBuffer } from './pod-output-buffer.ts';
 import { abandonedGroupOf, GroupProcess, killProcessesWithEnv, signalGroup, type ProcessResult } from './process-group.ts';
 import { RunningPod } from './running-pod.ts';
+import { SlotTimes } from './slot-gate.ts';
+import { outcomeOfResult, podOutcome } from './pod-outcome.ts';
 import { runAutopilot, type AutopilotHost } from './autopilot-run.ts';
 import { agentLaunch, type AgentRun } from './agent-launch.ts';
 import type { Cgroups } from './limits/cgroups.ts';
@@ -18,6 +20,9 @@ import type { Sandbox } from './sandbox/index.ts';
 import { WorkspaceError, WorkspaceManager, type PreparedWorkspace } from './workspaces.ts';
 import { deliverPod } from './delivery/index.ts';
 import { removePersistentWorkspace, type WorkspaceRemoval, type WorkspaceRemoved } from './workspace-removal.ts';
+
+/** How many launcher helper processes start a runner's agents (./launcher.ts). */
+const LAUNCHER_HELPERS = 4;
 
 export interface SupervisorHooks {
   started(key: string): void;
@@ -52,8 +57,11 @@ export class PodSupervisor {
   /** Ended pods whose groups, workspace and sockets are still being removed (`tearDown`). */
   private readonly tearingDown = new Set<Promise<void>>();
   private readonly workspaces: WorkspaceManager;
-  private readonly launcher = new ProcessLauncher();
+  /** Helpers side by side: a burst of starts waits for several at once (docs/decisions.md "Runners and pods"). */
+  private readonly launcher = new ProcessLauncher(LAUNCHER_HELPERS);
   private readonly journal: AgentJournal;
+  /** Pods prepared ahead of their slot (./slot-gate.ts): the pods of one slot are let go together. */
+  private readonly slots = new SlotTimes();
   private readonly killGraceMs: number;
   private readonly flushMs: number;
   private outputLimit = 0;
@@ -110,12 +118,13 @@ export class PodSupervisor {
   /** Starts a pod unless it is already here (start requests may repeat). */
   start(spec: PodSpec): void {
     if (this.pods.has(spec.key)) return;
-    const pod = new RunningPod(spec, this.options.workDir, new PodOutputBuffer((data) => this.options.hooks.output(spec.key, data), this.flushMs));
+    const output = new PodOutputBuffer((data) => this.options.hooks.output(spec.key, data), this.flushMs);
+    const pod = new RunningPod(spec, this.options.workDir, output, this.slots.of(spec));
     this.pods.set(spec.key, pod);
     // The pod's walls go up only once the pods that ended before it was asked for are torn down.
     void this.run(pod, [...this.tearingDown]).then(
       (outcome) => this.finish(pod, outcome),
-      (error: unknown) => this.finish(pod, this.outcome(pod, 'failed', null, `runner error: ${(error as Error).message}`)),
+      (error: unknown) => this.finish(pod, podOutcome(pod, 'failed', null, `runner error: ${(error as Error).message}`)),
     );
   }
 
@@ -197,18 +206,6 @@ export class PodSupervisor {
     }
   }
 
-  private outcome(pod: RunningPod, outcome: PodOutcome['outcome'], exitCode: number | null, error: string | null): PodOutcome {
-    if (pod.failure && !pod.stopReason) return { key: pod.spec.key, outcome: 'failed', exit_code: exitCode, error_message: pod.failure, ...pod.results.get() };
-    return {
-      key: pod.spec.key,
-      outcome: pod.stopReason ? 'terminated' : outcome,
-      exit_code: exitCode,
-      error_message: pod.stopReason === 'timeout' ? 'timeout' : pod.stopReason ? 'terminated' : error,
-      ...pod.results.get(),
-      ...(pod.network ? { network_refused: pod.network.refused } : {}),
-    };
-  }
-
   private async run(pod: RunningPod, earlier: Promise<void>[]): Promise<PodOutcome> {
     const spec = pod.spec;
     let workspace: PreparedWorkspace;
@@ -221,27 +218,27 @@ export class PodSupervisor {
       });
     } catch (error) {
       const message = error instanceof WorkspaceError ? error.message : `preparing the workspace failed: ${(error as Error).message}`;
-      return this.outcome(pod, 'failed', null, message);
+      return podOutcome(pod, 'failed', null, message);
     }
     pod.phases.mark('workspace');
     await Promise.all(earlier);
     pod.walls = new PodWalls(this.options.cgroups, this.options.podLimits, spec.key, spec.limits);
-    pod.walls.watchDisk([workspace.path, workspace.home], (message) => this.fail(pod, message));
     pod.phases.mark('cgroups');
     try {
-      if (pod.stopReason) return this.outcome(pod, 'terminated', null, null);
+      if (pod.stopReason) return podOutcome(pod, 'terminated', null, null);
       const network = this.options.sandbox?.mode === 'bwrap' ? (this.options.network ?? null) : null;
       pod.network = await openPodNetwork(network, spec, { note: (text) => pod.output.note(text), refused: (n) => this.options.hooks.networkRefused?.(spec.key, n) });
       pod.phases.mark('network');
       if (spec.pod_timeout_minutes) {
-        pod.timeoutTimer = setTimeout(() => this.stop(spec.key, 'timeout'), spec.pod_timeout_minutes * 60_000);
+        // Counted from the slot for a pod prepared ahead of it.
+        pod.timeoutTimer = setTimeout(() => this.stop(spec.key, 'timeout'), spec.pod_timeout_minutes * 60_000 + Math.max(0, pod.slot?.remaining() ?? 0));
         pod.timeoutTimer.unref();
       }
       const outcome = spec.mode === 'autopilot' ? await runAutopilot(this.autopilotHost, pod, workspace) : await this.runDirect(pod, workspace);
       if (!spec.auto_close && outcome.outcome === 'completed' && !pod.stopReason) {
         // auto_close false: the pod stays up, workspace and all, until it is terminated.
         await pod.stopRequested;
-        return this.outcome(pod, 'terminated', outcome.exit_code, null);
+        return podOutcome(pod, 'terminated', outcome.exit_code, null);
       }
       return outcome;
     } finally {
@@ -261,13 +258,13 @@ export class PodSupervisor {
     killGraceMs: () => this.killGraceMs,
     loopSession: (pod, workspace) => this.loopSession(pod, workspace),
     runAgent: (pod, workspace, run) => this.runAgent(pod, workspace, run),
-    outcome: (pod, outcome, exitCode, error) => this.outcome(pod, outcome, exitCode, error),
-    fromResult: (pod, result) => this.fromResult(pod, result),
+    outcome: podOutcome,
+    fromResult: outcomeOfResult,
   };
 
   private async runDirect(pod: RunningPod, workspace: PreparedWorkspace): Promise<PodOutcome> {
     const result = await this.runAgent(pod, workspace, { prompt: pod.spec.prompt, resumeSessionId: this.loopSession(pod, workspace), statusFile: null, iteration: null });
-    return this.fromResult(pod, result);
+    return outcomeOfResult(pod, result);
   }
 
   /**
@@ -279,17 +276,13 @@ export class PodSupervisor {
     return pod.spec.persistent_key !== null && workspace.reused ? pod.spec.resume_session_id : null;
   }
 
-  private fromResult(pod: RunningPod, result: ProcessResult): PodOutcome {
-    if (result.spawnError) return this.outcome(pod, 'failed', null, result.spawnError);
-    if (result.code === 0) return this.outcome(pod, 'completed', 0, null);
-    const how = result.code !== null ? `exit code ${result.code}` : `signal ${result.signal}`;
-    return this.outcome(pod, 'failed', result.code, `the agent ended with ${how}`);
-  }
-
   private async runAgent(pod: RunningPod, workspace: PreparedWorkspace, run: AgentRun): Promise<ProcessResult> {
     const spec = pod.spec;
     const sandbox = this.options.sandbox;
+    // Prepared ahead of its slot (docs/runners.md "Pods prepared ahead of their slot"): the sandbox now, the agent at the slot.
+    const gated = (pod.slot?.remaining() ?? 0) > 0;
     const launch = await agentLaunch({
+      gated,
       spec,
       workspace,
       run,
@@ -316,12 +309,22 @@ export class PodSupervisor {
       },
       onDropped: (bytes) => pod.output.dropped(bytes, this.outputLimit),
       sandboxed: sandbox?.mode === 'bwrap',
+      gated,
     });
     pod.process = child;
     pod.phases.mark('spawned');
+    // Only the agent grows the pod's disk, from its spawn on: the watch starts then, not while the
+    // rest of a burst is still being prepared (docs/runners.md "What a pod start costs").
+    pod.walls!.watchDisk([workspace.path, workspace.home], (message) => this.fail(pod, message));
     if (child.pid !== undefined) this.journal.started(child.pid, spec.key);
     if (pod.stopReason || pod.failure) child.stop(this.killGraceMs);
-    if (pod.state === 'preparing' && child.pid !== undefined) {
+    // Gated: stopped before its slot, the agent never runs (its wrapper ends with the sandbox).
+    const agentStarts = !gated || (!pod.stopReason && !pod.failure && !(await pod.slot!.reached(pod.stopRequested)));
+    if (gated && agentStarts) {
+      child.go();
+      pod.phases.mark('slot');
+    }
+    if (agentStarts && pod.state === 'preparing' && child.pid !== undefined) {
       pod.state = 'running';
       this.options.hooks.started(spec.key);
     }

@@ -8,6 +8,8 @@ export interface CronOptions {
   /** DROVER_CRON_CATCHUP_SECONDS: after downtime, the latest missed slot fires only if younger than this. */
   catchupMs: number;
   batch?: number;
+  /** DROVER_CRON_PREPARE_AHEAD_MS: runs of slots due this soon are prepared ahead (domain/loops/cron.ts); 0: none. */
+  prepareAheadMs?: number;
   /**
    * The clock cron slots are read against (default `ctx.now`). Only tests set another one (through
    * DROVER_TEST_CRON_CLOCK_FILE), to step several server processes through slots together; runs
@@ -73,7 +75,7 @@ export class CronScheduler {
 
   /** One pass; returns how many runs it recorded. Overlapping calls share the pass in flight. */
   tick(): Promise<number> {
-    this.running ??= fireDueSlots(this.ctx, { now: () => this.now(), catchupMs: this.options.catchupMs, batch: this.options.batch }).finally(() => (this.running = null));
+    this.running ??= fireDueSlots(this.ctx, { now: () => this.now(), catchupMs: this.options.catchupMs, batch: this.options.batch, prepareAheadMs: this.options.prepareAheadMs }).finally(() => (this.running = null));
     return this.running;
   }
 }

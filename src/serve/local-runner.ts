@@ -11,6 +11,8 @@ import { EXIT_REVOKED } from '../runner/daemon.ts';
 
 const DROVER_BIN = packageFile('bin/drover.mjs');
 const CONNECT_TIMEOUT_MS = 30_000;
+/** The local runner's libuv thread pool, unless UV_THREADPOOL_SIZE is set (docs/runners.md "What a pod start costs"). */
+const RUNNER_THREADPOOL_SIZE = 16;
 /** Restarts wait 1 s, doubling (up to 30 s) while the runner keeps dying within a minute of its start. */
 const RESTART_DELAY_MS = 1_000;
 const MAX_RESTART_DELAY_MS = 30_000;
@@ -118,6 +120,11 @@ export class LocalRunner {
       const value = env[`DROVER_LOCAL_RUNNER_POD_${limit}`];
       if (value !== undefined) env[`DROVER_RUNNER_POD_${limit}`] = value;
     }
+    // A larger libuv thread pool than Node's 4 threads: a burst of pods' file work (workspaces,
+    // HOMEs, PATH lookups, disk watches) queues on it (docs/runners.md "What a pod start costs").
+    // Read by libuv when the pool starts, before any of the runner's code runs: only the
+    // environment it is started with can set it. An operator's own setting wins.
+    env.UV_THREADPOOL_SIZE ??= String(RUNNER_THREADPOOL_SIZE);
     // Its own process group: a Ctrl-C in the terminal reaches the server, which stops it in order.
     const child = fork(DROVER_BIN, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     const startedAt = Date.now();

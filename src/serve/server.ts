@@ -96,7 +96,7 @@ function serverRuntime(config: ServerConfig, store: Store, logger: Logger, annou
     logger,
     loops: {
       liveness: { intervalMs: config.sweepIntervalMs, orphanGraceMs: config.orphanGraceMs, orphanFailMs: config.orphanFailMs, queueTimeoutMs: config.podQueueTimeoutMs },
-      cron: { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs, now: config.testCronClockFile ? testClock(config.testCronClockFile) : undefined },
+      cron: { intervalMs: config.cronTickMs, catchupMs: config.cronCatchupMs, prepareAheadMs: config.cronPrepareAheadMs, now: config.testCronClockFile ? testClock(config.testCronClockFile) : undefined },
       eventRetentionMs: config.eventRetentionMs,
       webhookAllowPrivate: config.webhookAllowPrivate,
     },

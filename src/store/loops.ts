@@ -70,14 +70,33 @@ export async function deleteLoop(db: Executor, id: number): Promise<void> {
  * skip rows another replica holds, so each due loop is handled by exactly one of them.
  */
 export async function claimDueLoops(db: Executor, now: number, limit: number): Promise<LoopRow[]> {
-  const query = db
-    .selectFrom('loops')
-    .selectAll()
-    .where('status', '=', 'enabled')
-    .where('next_run_at', '<=', now)
-    .orderBy('next_run_at')
-    .orderBy('id')
-    .limit(limit);
+  return claimLoops(db, limit, (query) => query.where('next_run_at', '<=', now));
+}
+
+/** Where a pass over loops due soon stands: the last loop it claimed, in (next_run_at, id) order. */
+export interface DueCursor {
+  nextRunAt: number;
+  id: number;
+}
+
+/**
+ * Loops whose next slot is in (now, until], claimed as `claimDueLoops` claims them, after `from`:
+ * the loops a pass leaves due (their runs not prepared ahead) are not claimed again in that pass.
+ */
+export async function claimLoopsDueSoon(db: Executor, now: number, until: number, from: DueCursor | null, limit: number): Promise<LoopRow[]> {
+  return claimLoops(db, limit, (query) => {
+    const window = query.where('next_run_at', '>', now).where('next_run_at', '<=', until);
+    if (!from) return window;
+    return window.where((eb) => eb.or([eb('next_run_at', '>', from.nextRunAt), eb.and([eb('next_run_at', '=', from.nextRunAt), eb('id', '>', from.id)])]));
+  });
+}
+
+type LoopQuery = ReturnType<typeof enabledLoops>;
+const enabledLoops = (db: Executor) => db.selectFrom('loops').selectAll().where('status', '=', 'enabled');
+
+/** Enabled loops chosen by `where`, oldest next slot first, locked for the caller's transaction. */
+async function claimLoops(db: Executor, limit: number, where: (query: LoopQuery) => LoopQuery): Promise<LoopRow[]> {
+  const query = where(enabledLoops(db)).orderBy('next_run_at').orderBy('id').limit(limit);
   // FOR NO KEY UPDATE: strong enough against other claims and triggers (which update the row), but
   // not in conflict with the key-share locks that inserting a run (its foreign key) takes.
   return dialectOf(db) === 'postgres' ? query.forNoKeyUpdate().skipLocked().execute() : query.execute();

@@ -1,3 +1,4 @@
+import { runNamed } from './compiled.ts';
 import type { Executor } from './db.ts';
 
 /** Stores (or replaces: a runner may report an exit twice) a pod's patch. */
@@ -16,13 +17,20 @@ export async function findPodPatch(db: Executor, podId: number): Promise<string 
 
 /** A ticket's pods, newest first (at most `limit`): what GET /tickets/:slug lists with their deliveries. */
 export async function podsOfTicket(db: Executor, orgId: number, ticketSlug: string, limit: number) {
-  return db
-    .selectFrom('pods')
-    .select(['key', 'status', 'agent_slug', 'created_at', 'delivery'])
-    .where('org_id', '=', orgId)
-    .where('ticket_slug', '=', ticketSlug)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  // Compiled once (store/compiled.ts): on PostgreSQL it runs on every GET /tickets/{slug}.
+  const { rows } = await runNamed(
+    db,
+    'pods of a ticket',
+    (v) =>
+      db
+        .selectFrom('pods')
+        .select(['key', 'status', 'agent_slug', 'created_at', 'delivery'])
+        .where('org_id', '=', v('org'))
+        .where('ticket_slug', '=', v('slug'))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(v('limit')),
+    { org: orgId, slug: ticketSlug, limit },
+  );
+  return rows;
 }

@@ -1,3 +1,4 @@
+import { runNamed } from './compiled.ts';
 import type { Executor } from './db.ts';
 import { SLOT_POD_STATUSES } from './runners.ts';
 import type { PodRow, PodStatus, PodsTable } from './schema-runners.ts';
@@ -28,8 +29,10 @@ export async function findPodByKey(db: Executor, key: string): Promise<PodRow | 
   return db.selectFrom('pods').selectAll().where('key', '=', key).executeTakeFirst();
 }
 
+/** Every request with a pod token (compiled once, store/compiled.ts). */
 export async function findPodsByTokenPrefix(db: Executor, prefix: string): Promise<PodRow[]> {
-  return db.selectFrom('pods').selectAll().where('token_prefix', '=', prefix).execute();
+  const { rows } = await runNamed(db, 'pods by token prefix', (v) => db.selectFrom('pods').selectAll().where('token_prefix', '=', v('prefix')), { prefix });
+  return rows;
 }
 
 export interface PodFilter {

@@ -513,6 +513,19 @@ describe('detectAgents', () => {
     expect(await findExecutable('my-agent', standInBin)).toBe(path.join(standInBin, 'my-agent'));
     expect(await findExecutable('relative/path', standInBin)).toBeNull();
   });
+
+  it('lookups asked while the same one is under way share it; one that ended is not reused', async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, 'path-'));
+    const burst = Array.from({ length: 50 }, () => findExecutable('later-agent', dir));
+    expect(new Set(burst).size).toBe(1); // one lookup for the whole burst
+    expect(findExecutable('later-agent', standInBin)).not.toBe(burst[0]); // another PATH: its own
+    expect(await Promise.all(burst)).toEqual(Array(50).fill(null));
+    fs.symlinkSync(STAND_IN, path.join(dir, 'later-agent'));
+    // The program appeared after the burst's lookup ended: a new lookup finds it.
+    expect(await findExecutable('later-agent', dir)).toBe(path.join(dir, 'later-agent'));
+    fs.rmSync(path.join(dir, 'later-agent'));
+    expect(await findExecutable('later-agent', dir)).toBeNull();
+  });
 });
 
 interface RunResult {

@@ -164,6 +164,26 @@ describe('ProcessLauncher', () => {
     expect(await helperPid()).not.toBe(helper);
   });
 
+  it('with several helpers: launches go to each in turn, a helper killed ends only its own processes, and close() ends them all', async () => {
+    const launcher = new ProcessLauncher(3);
+    launchers.push(launcher);
+    const runs = await Promise.all([1, 2, 3].map(() => sh(launcher, 'echo $PPID; sleep 300')));
+    const parents = await Promise.all(runs.map((run) => waitFor(() => lastLine(run.output()) || undefined, { what: 'the parent pid' })));
+    const helpers = childPids(process.pid).filter((pid) => commandLine(pid).includes('launcher-child.mjs'));
+    expect(helpers).toHaveLength(3);
+    expect([...parents].sort()).toEqual([...helpers].sort());
+
+    process.kill(parents[0], 'SIGKILL');
+    expect((await runs[0].done).spawnError).toMatch(/launcher/);
+    await waitFor(() => processGone(runs[0].pid!), { what: 'the first process to be gone' });
+    for (const run of runs.slice(1)) expect(processGone(run.pid!)).toBe(false);
+
+    for (const run of runs.slice(1)) process.kill(-run.pid!, 'SIGKILL');
+    for (const run of runs.slice(1)) expect((await run.done).signal).toBe('SIGKILL');
+    await launcher.close();
+    for (const pid of helpers) await waitFor(() => processGone(pid), { what: `helper ${pid} to be gone` });
+  });
+
   it('close() ends the helper', async () => {
     const launcher = newLauncher();
     launcher.start();

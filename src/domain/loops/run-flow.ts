@@ -10,7 +10,7 @@ import { terminatePod } from '../pods/service.ts';
 import { loopLayer } from './agentfile.ts';
 import { storedLabels } from '../runners/labels.ts';
 import { loopPresets, withLoopPreset } from '../presets/loops.ts';
-import { type AfterCommit, finishRun, promoteQueued, attachPodWithEvent, START_LEASE_MS } from './run-records.ts';
+import { type AfterCommit, finishRun, promoteQueued, attachPodWithEvent, preparedSlot, START_LEASE_MS } from './run-records.ts';
 import { loopWorkspaceKey } from '../runners/workspace-removals.ts';
 
 /**
@@ -71,11 +71,18 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
   const waiting = (await runs.findRunsByIds(db, runIds)).filter((run) => run.status === 'pending' && run.pod_key === null);
   if (waiting.length === 0) return;
   const loopsById = new Map((await loops.findLoopsByIds(db, [...new Set(waiting.map((r) => r.loop_id))])).map((l) => [l.id, l]));
+  // The chunk's claims in one transaction (one commit), each still a compare-and-set of its own.
+  const claimed = await ctx.store.transaction(async (trx) => {
+    const won: { run: LoopRunRow; loop: LoopRow }[] = [];
+    for (const run of waiting) {
+      const loop = loopsById.get(run.loop_id);
+      // Another starter (a sweeper, here or on another replica) got it first: one pod per run.
+      if (loop && (await runs.claimStart(trx, run.id, run.updated_at, ctx.now(), ctx.now() + START_LEASE_MS))) won.push({ run, loop });
+    }
+    return won;
+  });
   const byOrg = new Map<number, { run: LoopRunRow; loop: LoopRow }[]>();
-  for (const run of waiting) {
-    const loop = loopsById.get(run.loop_id);
-    // Another starter (a sweeper, here or on another replica) got it first: one pod per run.
-    if (!loop || !(await runs.claimStart(db, run.id, run.updated_at, ctx.now(), ctx.now() + START_LEASE_MS))) continue;
+  for (const { run, loop } of claimed) {
     const group = byOrg.get(loop.org_id);
     if (group) group.push({ run, loop });
     else byOrg.set(loop.org_id, [{ run, loop }]);
@@ -84,8 +91,9 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
     const org = await findOrgById(db, orgId);
     if (!org) continue;
     const presets = await loopPresets(db, orgId, group.map(({ loop }) => loop));
-    const pods = await launchPods(ctx, org, group.map(({ run, loop }) => withLoopPreset(launchRequest(run, loop), loop, presets)));
-    for (const [i, { run, loop }] of group.entries()) await settleStart(ctx, run, loop, pods[i]);
+    const pods = await launchPods(ctx, org, group.map(({ run, loop }) => withLoopPreset(launchRequest(run, loop, ctx.now()), loop, presets)));
+    // Side by side: each settles its own run (guarded), and their transactions share commits.
+    await Promise.all(group.map(({ run, loop }, i) => settleStart(ctx, run, loop, pods[i])));
   }
 }
 
@@ -94,8 +102,9 @@ async function startChunk(ctx: DomainContext, runIds: readonly number[]): Promis
  * session. A session is resumed only in the loop's persistent sandbox, where the agent keeps it
  * (under the HOME of that sandbox): a fresh workspace has no session to resume.
  */
-function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
+function launchRequest(run: LoopRunRow, loop: LoopRow, now: number): LaunchRequest {
   const persistent = loop.sandbox_strategy === 'persistent';
+  const slot = preparedSlot(run);
   return {
     input: {
       agent_slug: loop.custom_agent_slug ?? loop.agent_slug ?? 'claude-code',
@@ -111,6 +120,8 @@ function launchRequest(run: LoopRunRow, loop: LoopRow): LaunchRequest {
       preferRunnerId: persistent ? loop.sandbox_runner_id : null,
       loopRunId: run.id,
       createdBy: run.triggered_by,
+      // Prepared ahead of its slot (./cron.ts preparePass): the agent starts at the slot.
+      startAt: slot !== null && slot > now ? slot : null,
     },
   };
 }

@@ -6,8 +6,9 @@ import type { PodRow } from '../../store/schema-runners.ts';
 import type { DomainContext } from '../context.ts';
 import type { PodConfig } from '../pods/model.ts';
 import { terminatePod } from '../pods/service.ts';
+import { iso } from '../iso.ts';
 import { startRuns, endRun } from './run-flow.ts';
-import { attachPodWithEvent, followSandbox, START_RETRY_MS } from './run-records.ts';
+import { attachPodWithEvent, followSandbox, preparedSlot, START_RETRY_MS } from './run-records.ts';
 
 /** Runs follow their pods; the sweeper times runs out and retries starts; cancelling. */
 
@@ -25,6 +26,25 @@ export async function cancelRuns(ctx: DomainContext, loopId: number, statuses: r
   for (const run of await runs.activeRuns(ctx.store.db, loopId, statuses)) {
     await endRun(ctx, run.id, statuses, 'cancelled', reason);
   }
+}
+
+/**
+ * Withdraws a loop's runs prepared ahead of a slot still to come (./cron.ts preparePass), when the
+ * loop is disabled or edited before that slot: each is cancelled, its pod stopped before its agent
+ * starts, and its `scheduled_at` cleared, so the slot can fire again for the loop as it now is
+ * (docs/decisions.md "Loops and runs"). Returns how many were withdrawn.
+ */
+export async function withdrawPreparedRuns(ctx: DomainContext, loopId: number, reason: string): Promise<number> {
+  let withdrawn = 0;
+  for (const run of await runs.activeRuns(ctx.store.db, loopId, ['pending'])) {
+    // Prepared, still pending (its agent has not started), and its slot to come.
+    const slot = preparedSlot(run);
+    if (slot === null || slot <= ctx.now()) continue;
+    if (!(await endRun(ctx, run.id, ['pending'], 'cancelled', `withdrawn before its slot (${iso(slot)}): ${reason}`))) continue;
+    await runs.updateRun(ctx.store.db, run.id, { scheduled_at: null });
+    withdrawn++;
+  }
+  return withdrawn;
 }
 
 /** A pod of a run started or ended: the run follows (docs/api.md "Loops and runs"). */

@@ -16,6 +16,15 @@ export interface AfterCommit {
 }
 
 export const minutes = (n: number) => n * 60_000;
+
+/**
+ * The slot of a run prepared ahead of it (./cron.ts preparePass), or null: such a run was recorded
+ * before its slot and starts at it (`started_at` the slot). Read from the run itself, not from a
+ * clock: a replica whose clock is behind, or a test's cron clock, must not take a run recorded at
+ * its slot for one.
+ */
+export const preparedSlot = (run: LoopRunRow): number | null =>
+  run.scheduled_at !== null && run.started_at === run.scheduled_at && run.created_at < run.scheduled_at ? run.scheduled_at : null;
 /** A pending run without a pod is retried by the sweeper once untouched this long (no start of it is in flight then). */
 export const START_RETRY_MS = 2_000;
 /**

@@ -2,7 +2,7 @@ import { conflict, notFound } from '../../errors.ts';
 import type { Executor } from '../../store/db.ts';
 import * as runs from '../../store/loop-runs.ts';
 import * as loops from '../../store/loops.ts';
-import type { LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
+import type { LoopRow, LoopRunRow, RunStatus } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { recordRunEvent } from './events.ts';
 import { actorJson, currentActor, scheduleActor } from '../../events/actor.ts';
@@ -23,7 +23,7 @@ export async function recordRun(
   trx: Executor,
   ctx: DomainContext,
   loopId: number,
-  trigger: { type: 'manual' | 'cron'; variables?: Record<string, unknown>; scheduledAt?: number },
+  trigger: { type: 'manual' | 'cron'; variables?: Record<string, unknown>; scheduledAt?: number; prepared?: boolean },
   after: AfterCommit,
 ): Promise<LoopRunRow> {
   const loop = await loops.takeRunNumber(trx, loopId);
@@ -37,11 +37,9 @@ export async function recordRun(
   if (missingError && trigger.type === 'manual') throw missingError;
 
   const now = ctx.now();
-  const active = await runs.activeRuns(trx, loop.id);
-  const inSlots = active.filter((r) => SLOT_RUN_STATUSES.includes(r.status));
-  const queued = active.filter((r) => r.status === 'queued');
+  const { inSlots, queued, budgetSpent } = await runConditions(trx, loop, missing, now);
   let status: RunStatus = 'pending';
-  let errorMessage: string | null = missing.length > 0 ? null : await loopBudgetSpent(trx, loop, now);
+  let errorMessage: string | null = budgetSpent;
   if (missing.length > 0) {
     status = 'failed';
     errorMessage = missingError!.message;
@@ -70,7 +68,8 @@ export async function recordRun(
     }
   }
   const final = status === 'failed' || status === 'skipped';
-  const startedAt = status === 'pending' ? now : null;
+  // A run prepared ahead of its slot starts at the slot (docs/decisions.md "Loops and runs", run-records.ts preparedSlot).
+  const startedAt = status === 'pending' ? (trigger.prepared && trigger.scheduledAt !== undefined ? trigger.scheduledAt : now) : null;
   const run = await runs.insertRun(trx, {
     org_id: loop.org_id,
     loop_id: loop.id,
@@ -95,6 +94,32 @@ export async function recordRun(
   if (status === 'failed') await announceRunEnd(trx, ctx, loop, run);
   if (status === 'pending') after.start.push(run.id);
   return run;
+}
+
+/**
+ * Whether a cron run of `loop` recorded now would start at once: its template renders, its budget
+ * is not spent, nothing is queued and a concurrency slot is free. Only such runs are prepared
+ * ahead of their slot; every other decision of `recordRun` is taken at the slot.
+ */
+export async function wouldStartNow(trx: Executor, loop: LoopRow, now: number): Promise<boolean> {
+  const { missing } = renderTemplate(loop.prompt_template, JSON.parse(loop.prompt_variables) as Record<string, unknown>);
+  if (missing.length > 0) return false;
+  const { inSlots, queued, budgetSpent } = await runConditions(trx, loop, missing, now);
+  return queued.length === 0 && inSlots.length < loop.max_concurrent_runs && budgetSpent === null;
+}
+
+/**
+ * What decides a run of `loop` recorded now, besides its template (`missing`: the variables it
+ * lacks): its active runs that hold a concurrency slot, its queued runs, and the budget it has
+ * reached (read only when the template renders: a run that lacks variables fails on those).
+ */
+async function runConditions(trx: Executor, loop: LoopRow, missing: readonly string[], now: number): Promise<{ inSlots: LoopRunRow[]; queued: LoopRunRow[]; budgetSpent: string | null }> {
+  const active = await runs.activeRuns(trx, loop.id);
+  return {
+    inSlots: active.filter((r) => SLOT_RUN_STATUSES.includes(r.status)),
+    queued: active.filter((r) => r.status === 'queued'),
+    budgetSpent: missing.length > 0 ? null : await loopBudgetSpent(trx, loop, now),
+  };
 }
 
 export async function triggerRun(

@@ -20,7 +20,7 @@ import { callbackGuardProblem } from '../webhooks/callback-check.ts';
 import { labelsColumn } from '../runners/labels.ts';
 import { applyLoopPreset } from '../presets/apply.ts';
 import { type LoopFields, DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
-import { cancelRuns } from './run-follow.ts';
+import { cancelRuns, withdrawPreparedRuns } from './run-follow.ts';
 import { startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
 import { scheduleWorkspaceRemovals } from '../runners/workspace-removals.ts';
@@ -177,11 +177,14 @@ export async function updateLoop(ctx: DomainContext, orgId: number, slug: string
   if (fields.agent_slug === null && fields.custom_agent_slug === null) fields.agent_slug = ctx.defaultAgent ?? 'claude-code';
   if (input.preset !== undefined || input.agent_slug !== undefined || input.custom_agent_slug !== undefined) await applyLoopPreset(ctx.store.db, orgId, fields, input);
   await checkFields(ctx, orgId, fields);
+  // A run prepared for a slot still to come was made from the loop as it was: withdrawn, and that
+  // slot, if the schedule still has it, is prepared again from the loop as it is now.
+  const withdrawn = await withdrawPreparedRuns(ctx, loop.id, 'the loop was changed');
   const now = ctx.now();
   const cronChanged = fields.cron_expression !== current.cron_expression || fields.cron_timezone !== current.cron_timezone;
   const updated = await updateLoopWithEvent(ctx, loop.id, {
     ...columns(fields),
-    next_run_at: cronChanged ? schedule(fields, loop.status, now) : loop.next_run_at,
+    next_run_at: cronChanged || withdrawn > 0 ? schedule(fields, loop.status, now) : loop.next_run_at,
     updated_at: now,
   });
   // More slots: queued runs that fit now start now (docs/api.md: queued runs start when a slot frees).
@@ -196,11 +199,12 @@ export async function enableLoop(ctx: DomainContext, orgId: number, slug: string
   return updateLoopWithEvent(ctx, loop.id, { status: 'enabled', next_run_at: schedule(loopFields(loop), 'enabled', now), updated_at: now });
 }
 
-/** Disable: no more cron firings or manual triggers; queued runs are cancelled; active runs go on. */
+/** Disable: no more cron firings or manual triggers; queued runs and runs prepared for a slot to come are cancelled; active runs go on. */
 export async function disableLoop(ctx: DomainContext, orgId: number, slug: string): Promise<LoopRow> {
   const loop = await requireLoop(ctx.store.db, orgId, slug);
   const updated = loop.status === 'disabled' ? loop : await updateLoopWithEvent(ctx, loop.id, { status: 'disabled', next_run_at: null, updated_at: ctx.now() });
   await cancelRuns(ctx, loop.id, ['queued'], 'the loop was disabled');
+  await withdrawPreparedRuns(ctx, loop.id, 'the loop was disabled');
   return updated;
 }
 

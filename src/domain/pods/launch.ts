@@ -53,6 +53,8 @@ export interface PodExtras {
   loopRunId?: number | null;
   /** The pod whose token spawns this one (docs/mcp.md): recorded as parent_pod_key; its channel and ticket are inherited unless given. */
   parent?: PodRow | null;
+  /** The agent starts no earlier than this (epoch ms, server clock): a run prepared ahead of its cron slot. */
+  startAt?: number | null;
   /** Who the pod is created for (a loop run's trigger), JSON actor; default: the current actor. */
   createdBy?: string | null;
 }
@@ -209,6 +211,7 @@ async function unplacedPod(ctx: DomainContext, org: OrgRow, request: LaunchReque
     keep_workspace: extras.keepWorkspace ?? false,
     resume_session_id: extras.resumeSessionId ?? null,
     loop_run_id: extras.loopRunId ?? null,
+    ...(extras.startAt ? { start_at: extras.startAt } : {}),
   };
   const secrets = ctx.secrets;
   if (!secrets) throw new Error('creating pods needs the secret box (DomainContext.secrets)');

@@ -24,12 +24,17 @@ async function tellChannel(ctx: DomainContext, pod: PodRow, text: string): Promi
   }
 }
 
-export async function podStarted(ctx: DomainContext, runnerId: number, key: string): Promise<void> {
+/**
+ * The runner reports pod `key`'s agent started: the pod is `running`, `started_at` the time the
+ * report arrived (`reportedAt`, stamped by the link before the message waited its turn).
+ */
+export async function podStarted(ctx: DomainContext, runnerId: number, key: string, reportedAt?: number): Promise<void> {
   const pod = await pods.findPodByKey(ctx.store.db, key);
   if (!pod || pod.runner_id !== runnerId) return;
   const now = ctx.now();
   const minutes = (JSON.parse(pod.config) as PodConfig).pod_timeout_minutes;
-  const startedAt = pod.started_at ?? now;
+  // The server's clock when the runner's report arrived (`reportedAt`), else now.
+  const startedAt = pod.started_at ?? Math.min(reportedAt ?? now, now);
   const set = { status: 'running' as const, started_at: startedAt, deadline_at: minutes ? startedAt + minutes * 60_000 : null, updated_at: now };
   const changed = await transitionWithEvent(ctx, (trx) => pods.transitionPodRow(trx, pod.id, ['initializing'], set));
   if (!changed) return;

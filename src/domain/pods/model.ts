@@ -36,6 +36,11 @@ export interface PodConfig {
   resume_session_id: string | null;
   /** The loop run this pod executes, if any: the run follows the pod. */
   loop_run_id?: number | null;
+  /**
+   * A run prepared ahead of its cron slot: the slot (server clock, epoch ms), before which its
+   * agent does not start (the runner is told the time left, `start_in_ms`, as the start goes out).
+   */
+  start_at?: number | null;
   /** A queued pod: the runner it was asked for (`runner_id` of the request), else any. */
   requested_runner_id?: number | null;
   /** A queued pod: the runner to take when it has room (a loop's persistent sandbox), else any. */

@@ -56,6 +56,7 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
     persistent_key: config.persistent_key,
     keep_workspace: config.keep_workspace,
     resume_session_id: config.resume_session_id,
+    ...slotWait(config.start_at, ctx.now()),
     network: networkForRunner(parseNetworkAllow(await orgs.findOrgNetworkAllow(db, pod.org_id)), config),
     env: {
       api_url: apiUrl,
@@ -65,4 +66,13 @@ export async function podSpec(ctx: DomainContext, pod: PodRow, orgSlug: string, 
       ticket_slug: pod.ticket_slug,
     },
   };
+}
+
+/**
+ * A start of a pod prepared ahead of its slot (`start_at`) waits the time left, relative, as this
+ * start goes out: a runner's clock may be skewed (docs/runners.md "Pods prepared ahead of their slot").
+ * Nothing once the slot has come.
+ */
+function slotWait(startAt: number | null | undefined, now: number): { start_in_ms?: number; slot_key?: string } {
+  return typeof startAt === 'number' && startAt > now ? { start_in_ms: Math.ceil(startAt - now), slot_key: String(startAt) } : {};
 }

@@ -298,17 +298,22 @@ class CgroupsV2 implements Cgroups {
 
 const noCgroups: Cgroups = { version: null, enforced: NONE, create: () => null, sweep: async () => {}, close: async () => {} };
 
+/** The groups a runner of `workDir` running in this process's own groups has made and not removed (none once it has closed). */
+export function runnerCgroupDirs(workDir: string, delegated?: string, cgfs: CgroupFs = kernelCgroupFs): string[] {
+  const own = ownGroups();
+  const bases = cgfs.exists(path.join(cgfs.root, 'cgroup.controllers'))
+    ? [path.join(delegated ?? path.join(cgfs.root, own.get('') ?? '/'), baseName(workDir))]
+    : ['memory', 'pids', 'cpu'].map((controller) => path.join(cgfs.root, controller, own.get(controller) ?? '/', baseName(workDir)));
+  return bases.filter((dir) => cgfs.exists(dir));
+}
+
 /**
  * After a runner of `workDir` died without closing (SIGKILL): kills what is left in its groups and
  * removes them, its parent groups too. For a runner that ran in this process's own groups (tests,
  * and a supervisor that restarts a runner); a no-op where there are none.
  */
 export async function removeRunnerCgroups(workDir: string, delegated?: string, cgfs: CgroupFs = kernelCgroupFs): Promise<void> {
-  const own = ownGroups();
-  const bases = cgfs.exists(path.join(cgfs.root, 'cgroup.controllers'))
-    ? [path.join(delegated ?? path.join(cgfs.root, own.get('') ?? '/'), baseName(workDir))]
-    : ['memory', 'pids', 'cpu'].map((controller) => path.join(cgfs.root, controller, own.get(controller) ?? '/', baseName(workDir)));
-  for (const base of bases.filter((dir) => cgfs.exists(dir))) {
+  for (const base of runnerCgroupDirs(workDir, delegated, cgfs)) {
     await killAndRemove(cgfs, cgfs.children(base));
     await killAndRemove(cgfs, [base]);
   }

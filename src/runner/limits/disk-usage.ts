@@ -40,7 +40,7 @@ export async function diskUsage(roots: string[], stopAboveBytes = Number.POSITIV
 /**
  * Measures `roots` again and again (the next measurement starts a moment after the last ended, so
  * a big tree costs proportionally less often) and calls `exceeded` once when they hold more than
- * `limitBytes`. A measurement starts at least every 2 s, so a pod is stopped within a few seconds
+ * `limitBytes`. The first starts 0.5–1 s after the call; a measurement starts at least every 2 s, so a pod is stopped within a few seconds
  * of crossing its limit.
  */
 export function watchDisk(roots: string[], limitBytes: number, exceeded: () => void): { stop(): void } {
@@ -59,7 +59,9 @@ export function watchDisk(roots: string[], limitBytes: number, exceeded: () => v
     timer = setTimeout(() => void measure(), Math.min(2000, Math.max(500, took * 2)));
     timer.unref();
   };
-  timer = setTimeout(() => void measure(), 500);
+  // The first measurement 0.5 to 1 s after the start, spread: the pods of a burst do not all
+  // measure at once while the rest of the burst still prepares (docs/runners.md "What a pod start costs").
+  timer = setTimeout(() => void measure(), 500 + Math.floor(Math.random() * 500));
   timer.unref();
   return {
     stop() {

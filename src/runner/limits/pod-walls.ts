@@ -41,8 +41,12 @@ export class PodWalls {
     return { command: '/bin/sh', args: ['-c', JOIN_SCRIPT, 'drover-pod', ...this.cgroup.procsFiles, '--', line.command, ...line.args] };
   }
 
-  /** Watches the disk use of `roots` (workspace and HOME); `exceeded` is called once it is over the limit. */
+  /**
+   * Watches the disk use of `roots` (workspace and HOME); `exceeded` is called once it is over the
+   * limit. Called again (an autopilot pod's next agent run), the watch already running goes on.
+   */
   watchDisk(roots: string[], exceeded: (message: string) => void): void {
+    if (this.disk) return;
     this.disk = watchDisk(roots, this.limits.disk_mb * MIB, () => exceeded(`disk limit (${this.limits.disk_mb} MiB) exceeded`));
   }
 
