@@ -10,6 +10,7 @@ import { registerIdempotency } from './api/plugins/idempotency.ts';
 import { BODY_LIMIT_BYTES, registerJsonBody } from './api/plugins/json-body.ts';
 import { nulInUrlError } from './api/plugins/nul-in-url.ts';
 import { redactUrl } from './api/plugins/redact.ts';
+import { requestLogWriter } from './api/plugins/request-log.ts';
 import { ShutdownOrder } from './api/plugins/shutdown.ts';
 import { registerRateLimits, type RateLimitSettings } from './api/plugins/rate-limit.ts';
 import { Metrics } from './api/metrics.ts';
@@ -191,9 +192,10 @@ export async function createApp(runtime: Runtime, options: HttpOptions): Promise
     }
     done(nul);
   });
+  const logRequest = requestLogWriter(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     const ms = reply.elapsedTime;
-    app.log.info({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    logRequest({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(ms * 10) / 10 });
     metrics.observeRequest(request.method, request.is404 ? 'unmatched' : request.routeOptions.url!, reply.statusCode, ms);
     done();
   });

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestMetrics } from './request-metrics.ts';
 import { currentEventSubscribers } from '../metrics.ts';
 import type { Store } from '../store/db.ts';
 import { earliestNextRunAt } from '../store/loops.ts';
@@ -18,33 +19,14 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-interface RouteSeries {
-  requests: ReturnType<Counter<string>['labels']>;
-  duration: ReturnType<Histogram<string>['labels']>;
-}
-
 /**
  * `GET /metrics` of one app: request counts and latencies by route and status (observed in the
- * response hook), and gauges read from the database at scrape time (pods, runners, cron lag,
- * webhook outbox), so every replica reports the same shared state.
+ * response hook, counted by RequestMetrics), and gauges read from the database at scrape time
+ * (pods, runners, cron lag, webhook outbox), so every replica reports the same shared state.
  */
 export class Metrics {
   private readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'drover_http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [this.registry],
-  });
-  private readonly duration = new Histogram({
-    name: 'drover_http_request_duration_seconds',
-    help: 'Time to answer HTTP requests, by method, route template and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
-  /** Labelled series by `method route status`, so a request costs one map lookup, not a label hash. */
-  private readonly series = new Map<string, RouteSeries>();
+  private readonly requests = new RequestMetrics();
 
   constructor(
     store: Store,
@@ -84,20 +66,12 @@ export class Metrics {
   }
 
   observeRequest(method: string, route: string, status: number, milliseconds: number): void {
-    const name = `${method} ${route} ${status}`;
-    let series = this.series.get(name);
-    if (!series) {
-      const labels = { method, route, status: String(status) };
-      series = { requests: this.requests.labels(labels), duration: this.duration.labels(labels) };
-      this.series.set(name, series);
-    }
-    series.requests.inc();
-    series.duration.observe(milliseconds / 1000);
+    this.requests.observe(method, route, status, milliseconds / 1000);
   }
 
   /** The Prometheus text exposition of everything above (and of the process, when asked for). */
   async render(): Promise<{ contentType: string; text: string }> {
     const registry = this.withProcessMetrics ? Registry.merge([this.registry, processMetrics()]) : this.registry;
-    return { contentType: registry.contentType, text: await registry.metrics() };
+    return { contentType: registry.contentType, text: `${this.requests.text()}\n${await registry.metrics()}` };
   }
 }

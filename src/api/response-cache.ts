@@ -1,13 +1,14 @@
 /**
  * Rendered JSON bodies of hot reads, reused while their data version has not moved (a version the
  * domain vouches for: docs/decisions.md "Storage and performance", so replicas never serve a stale
- * body). Bounded by entries and bytes, least recently used out first.
+ * body). Kept encoded (a Buffer): a body sent again is neither re-encoded nor measured again for
+ * its content-length. Bounded by entries and bytes, least recently used out first.
  */
 /** A ticket version, or a store change token. */
 type Version = number | string;
 
 export class ResponseCache {
-  private readonly entries = new Map<string, { version: Version; body: string }>();
+  private readonly entries = new Map<string, { version: Version; body: Buffer }>();
   private bytes = 0;
 
   constructor(
@@ -15,7 +16,7 @@ export class ResponseCache {
     private readonly maxBytes = 16 * 1024 * 1024,
   ) {}
 
-  get(key: string, version: Version): string | null {
+  get(key: string, version: Version): Buffer | null {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version) return null;
     this.entries.delete(key);
@@ -23,7 +24,7 @@ export class ResponseCache {
     return entry.body;
   }
 
-  set(key: string, version: Version, body: string): void {
+  set(key: string, version: Version, body: Buffer): void {
     this.remove(key);
     if (body.length > this.maxBytes / 4) return;
     this.entries.set(key, { version, body });

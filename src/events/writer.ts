@@ -30,6 +30,21 @@ export async function recordEvent(
   resource: unknown,
   subjects: EventSubjects = {},
 ): Promise<number> {
+  return recordEventData(ctx, trx, orgId, type, eventData(type, resource), subjects);
+}
+
+/** An event's `data` as JSON: the resource under its name, which is also the API's answer with it. */
+export const eventData = (type: EventType, resource: unknown): string => JSON.stringify({ [type.slice(0, type.indexOf('.'))]: resource });
+
+/** recordEvent with the event's `data` already serialized (eventData), for a caller that answers with the same JSON. */
+export async function recordEventData(
+  ctx: EventWriterContext,
+  trx: Executor,
+  orgId: number,
+  type: EventType,
+  data: string,
+  subjects: EventSubjects = {},
+): Promise<number> {
   const actor = currentActor();
   const id = await appendEvent(
     trx,
@@ -40,7 +55,7 @@ export async function recordEvent(
       pod_key: subjects.pod_key ?? null,
       loop_slug: subjects.loop_slug ?? null,
       ticket_slug: subjects.ticket_slug ?? null,
-      payload: JSON.stringify({ [type.slice(0, type.indexOf('.'))]: resource }),
+      payload: data,
       actor: actorJson(actor),
       actor_type: actor.type,
       created_at: ctx.now(),

@@ -1,3 +1,4 @@
+import { runNamed } from './compiled.ts';
 import type { Executor } from './db.ts';
 import type { ApiKeyRow } from './schema.ts';
 
@@ -50,22 +51,28 @@ export type ApiKeyWithOrg = ApiKeyRow & {
   user_name: string | null;
 };
 
-/** One round trip for authentication: the key candidates with their organization. */
+/** One round trip for authentication: the key candidates with their organization (compiled once, store/compiled.ts). */
 export async function findApiKeysWithOrgByPrefix(db: Executor, prefix: string): Promise<ApiKeyWithOrg[]> {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
-    .leftJoin('users', 'users.id', 'api_keys.user_id')
-    .selectAll('api_keys')
-    .select('users.name as user_name')
-    .select([
-      'orgs.slug as org_slug',
-      'orgs.name as org_name',
-      'orgs.ticket_prefix as org_ticket_prefix',
-      'orgs.created_at as org_created_at',
-    ])
-    .where('api_keys.prefix', '=', prefix)
-    .execute();
+  const { rows } = await runNamed(
+    db,
+    'api keys with their org by prefix',
+    (v) =>
+      db
+        .selectFrom('api_keys')
+        .innerJoin('orgs', 'orgs.id', 'api_keys.org_id')
+        .leftJoin('users', 'users.id', 'api_keys.user_id')
+        .selectAll('api_keys')
+        .select('users.name as user_name')
+        .select([
+          'orgs.slug as org_slug',
+          'orgs.name as org_name',
+          'orgs.ticket_prefix as org_ticket_prefix',
+          'orgs.created_at as org_created_at',
+        ])
+        .where('api_keys.prefix', '=', v('prefix')),
+    { prefix },
+  );
+  return rows;
 }
 
 /** Of the keys `ids`, those that still work at `now`: not revoked, not expired (deleted ones are not returned). */

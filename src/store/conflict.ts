@@ -15,7 +15,8 @@ export class UniqueViolation extends Error {
 /** PostgreSQL's unique_violation, SQLite's unique and primary key constraints. */
 const DRIVER_CODES = new Set(['23505', 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY']);
 
-const toConflict = (error: unknown): never => {
+/** Throws `error`, as `UniqueViolation` when it is the driver's unique violation. */
+export const toConflict = (error: unknown): never => {
   throw DRIVER_CODES.has((error as { code?: string } | null)?.code ?? '') ? new UniqueViolation(error) : error;
 };
 

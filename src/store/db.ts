@@ -4,8 +4,10 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type Transaction } from 'kysely';
 import { Checkpointer } from './checkpointer.ts';
+import { commitSign } from './commit-sign.ts';
 import { UniqueViolation, withUniqueViolations } from './conflict.ts';
 import { GroupCommit } from './group-commit.ts';
+import { Statements } from './direct.ts';
 import type { Database } from './schema.ts';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -32,8 +34,8 @@ export interface Store {
   transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   /**
    * SQLite: a value that differs whenever the database may have changed since it was last read
-   * (a write through this process, committed or not, or a commit by any other connection), read
-   * without a query through Kysely. Null on PostgreSQL, where other replicas write unseen: there
+   * (a statement that may write run through this process, committed or not, or a commit by any
+   * other connection), read without a query through Kysely. Null on PostgreSQL, where other replicas write unseen: there
    * a value derived from the data must be read from the database itself.
    */
   changeToken(): string | null;
@@ -71,55 +73,52 @@ function openSqlite(file: string): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // Each group-commit caller's savepoint journals every page it changes (~20 for a ticket: ~80 KB);
+  // past 64 KB SQLite spills that journal to a temporary file, which cost more than the create's
+  // own writes. In memory it is freed at the savepoint's release (docs/decisions.md "Storage and performance").
+  database.pragma('temp_store = memory');
   // Checkpoints run in a worker thread (see Checkpointer), not inside this connection's commits.
   database.pragma('wal_autocheckpoint = 0');
   // After a checkpoint the WAL file is reused from its start; this bounds what it keeps on disk.
   database.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const checkpointer = new Checkpointer(file);
-  const db = new Kysely<Database>({ dialect: withUniqueViolations(new SqliteDialect({ database: withStatementCache(database) })) });
-  const groupCommit = new GroupCommit(db);
-  // Both read synchronously on the one connection: total_changes() counts this connection's
-  // writes, data_version moves with every commit by another connection (another process).
-  const ownChanges = database.prepare('select total_changes()').pluck();
-  const dataVersion = database.prepare('pragma data_version').pluck();
+  const statements = new Statements(database);
+  const db = new Kysely<Database>({ dialect: withUniqueViolations(new SqliteDialect({ database: withStatementCache(statements) })) });
+  const groupCommit = new GroupCommit(db, statements);
+  // Read synchronously: the commit sign moves with every commit by another connection (another
+  // process); this connection's own writes are counted as its statements are prepared (Statements.writes).
+  const commits = commitSign(database, file);
+  let token = '';
+  let tokenCommits = -1;
+  let tokenWrites = -1;
   return {
     kind: 'sqlite',
     db,
     sharedByReplicas: false,
     description: `SQLite in ${path.dirname(file)}`,
     transaction: (work) => groupCommit.run(work),
-    changeToken: () => `${String(dataVersion.get())}:${String(ownChanges.get())}`,
+    changeToken() {
+      const seen = commits.read();
+      const writes = statements.writes();
+      // The same string while nothing moved: the steady case allocates nothing.
+      if (seen !== tokenCommits || writes !== tokenWrites) [token, tokenCommits, tokenWrites] = [`${seen}:${writes}`, seen, writes];
+      return token;
+    },
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
       await db.destroy();
       await checkpointer.close();
+      // Only once this store's connections are closed (see commitSign).
+      commits.close();
     },
   };
 }
 
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely prepares every statement anew for each query; preparing costs as much as running a
- * simple indexed query. Prepared statements are reused instead (Kysely serialises all access to
- * the one connection, so a statement is never used twice at once).
- */
-function withStatementCache(database: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = database.prepare(sql);
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
+/** Kysely's SQLite driver over the connection, preparing each statement once (see Statements). */
+function withStatementCache(statements: Statements): SqliteDatabase {
+  return { close: () => statements.database.close(), prepare: (sql: string) => statements.prepare(sql) };
 }
 
 function openPostgres(url: string, schema: string | null, max: number): Store {

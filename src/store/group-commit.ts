@@ -1,11 +1,13 @@
 import { AsyncResource } from 'node:async_hooks';
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { holdConnection, releaseConnection, type Statements } from './direct.ts';
 import type { Database } from './schema.ts';
 
-/** Compiled once: they run three times per transaction. */
-const SAVEPOINT = CompiledQuery.raw('savepoint drover_job');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint drover_job');
-const RELEASE = CompiledQuery.raw('release savepoint drover_job');
+/** Run straight on the connection the shared transaction holds: three times per transaction. */
+const SAVEPOINT = 'savepoint drover_job';
+const ROLLBACK_TO = 'rollback to savepoint drover_job';
+const RELEASE = 'release savepoint drover_job';
+const NO_VALUES: readonly unknown[] = [];
 
 /** How many transactions at most share one commit. */
 const MAX_GROUP = 64;
@@ -14,6 +16,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Job {
   work: (trx: Transaction<Database>) => Promise<unknown>;
+  /** The caller's async context, which its work runs in. */
+  context: AsyncResource;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -36,15 +40,19 @@ export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** The connection's statements: what the shared transaction runs directly while it holds it (store/direct.ts). */
+    private readonly statements: Statements,
+  ) {}
 
   run<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // The work runs later, from the flush of whichever caller started the group: bound to its own
       // caller's async context, it still sees that caller's context (who is acting, for the actor
       // columns and events: docs/api.md "Actors and activity"), not another request's.
-      const own = AsyncResource.bind(work);
-      this.queue.push({ work: own, resolve: resolve as (value: unknown) => void, reject });
+      // (An AsyncResource rather than AsyncResource.bind, which costs two util.deprecate wrappers per call.)
+      this.queue.push({ work, context: new AsyncResource('DroverTransaction'), resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -70,10 +78,13 @@ export class GroupCommit {
     const outcomes: Outcome[] = [];
     try {
       const trx = await this.db.startTransaction().execute();
+      holdConnection(trx, this.statements);
       try {
         for (const job of jobs) outcomes.push(await this.inSavepoint(trx, job));
+        releaseConnection(trx);
         await trx.commit().execute();
       } catch (error) {
+        releaseConnection(trx);
         await trx.rollback().execute().catch(() => {});
         throw error;
       }
@@ -94,23 +105,23 @@ export class GroupCommit {
 
   /** One transaction's work in a savepoint of the shared transaction; its failure rolls back only itself. */
   private async inSavepoint(trx: Transaction<Database>, job: Job): Promise<Outcome> {
-    await trx.executeQuery(SAVEPOINT);
+    this.statements.run(SAVEPOINT, NO_VALUES);
     let outcome: Outcome;
     try {
-      outcome = { ok: true, value: await job.work(trx) };
+      outcome = { ok: true, value: await job.context.runInAsyncScope(job.work, null, trx) };
     } catch (error) {
       // Fails when SQLite has abandoned the whole transaction: the caller re-runs the group one by one.
-      await trx.executeQuery(ROLLBACK_TO);
+      this.statements.run(ROLLBACK_TO, NO_VALUES);
       outcome = { ok: false, error };
     }
-    await trx.executeQuery(RELEASE);
+    this.statements.run(RELEASE, NO_VALUES);
     return outcome;
   }
 
   /** One transaction in a database transaction of its own. */
   private async alone(job: Job): Promise<Outcome> {
     try {
-      return { ok: true, value: await this.db.transaction().execute((trx) => job.work(trx)) };
+      return { ok: true, value: await this.db.transaction().execute((trx) => job.context.runInAsyncScope(job.work, null, trx)) };
     } catch (error) {
       return { ok: false, error };
     }

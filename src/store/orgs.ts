@@ -1,3 +1,4 @@
+import { runNamed } from './compiled.ts';
 import type { Executor } from './db.ts';
 import type { OrgRecord, OrgRow } from './schema.ts';
 
@@ -12,8 +13,10 @@ export async function findOrgBySlug(db: Executor, slug: string): Promise<OrgRow 
   return db.selectFrom('orgs').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
+/** Every request with a pod token (compiled once, store/compiled.ts). */
 export async function findOrgById(db: Executor, id: number): Promise<OrgRow | undefined> {
-  return db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst();
+  const { rows } = await runNamed(db, 'org by id', (v) => db.selectFrom('orgs').selectAll().where('id', '=', v('id')), { id });
+  return rows[0];
 }
 
 export async function listOrgs(db: Executor): Promise<OrgRecord[]> {

@@ -1,7 +1,7 @@
-import { sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from './db.ts';
 import type { NewTicket, TicketRow, TicketUpdate } from './schema.ts';
-import { placeholders, runCompiled } from './compiled.ts';
+import { placeholders, runCompiled, runNamed } from './compiled.ts';
 
 export interface TicketFilter {
   status?: string;
@@ -35,17 +35,15 @@ const TICKET_COLUMNS = [
   'repository_id', 'labels', 'parent_id', 'created_by', 'updated_by', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof NewTicket)[];
 
+/** Inserts a ticket with its labels and counts it; the row is made of the values written and the id (not read back). */
 export async function insertTicket(trx: Executor, ticket: NewTicket, labels: string[]): Promise<TicketRow> {
-  const { rows } = await runCompiled(
-    trx,
-    'insert ticket',
-    () => trx.insertInto('tickets').values(placeholders(TICKET_COLUMNS)).returningAll(),
-    TICKET_COLUMNS.map((column) => ticket[column] ?? null),
-  );
-  const row = rows[0];
-  await insertTicketLabels(trx, row.id, ticket.org_id, labels);
+  const values = TICKET_COLUMNS.map((column) => ticket[column] ?? null);
+  const { rows } = await runCompiled(trx, 'insert ticket returning id', () => trx.insertInto('tickets').values(placeholders(TICKET_COLUMNS)).returning('id'), values);
+  const row = { id: Number(rows[0].id) } as Record<keyof TicketRow, unknown>;
+  TICKET_COLUMNS.forEach((column, i) => (row[column] = values[i]));
+  await insertTicketLabels(trx, row.id as number, ticket.org_id, labels);
   await adjustTicketCount(trx, ticket.org_id, ticket.repository_id ?? null, ticket.status, 1);
-  return row;
+  return row as TicketRow;
 }
 
 async function insertTicketLabels(trx: Executor, ticketId: number, orgId: number, labels: string[]): Promise<void> {
@@ -90,30 +88,55 @@ function withParentSlug(db: Executor) {
     .select('p.slug as parent_slug');
 }
 
+// The reads below run on every uncached read (and, on PostgreSQL, GET /tickets/{slug} always):
+// built and compiled once per shape (store/compiled.ts), not per request.
+
 export async function findTicketBySlug(db: Executor, orgId: number, slug: string): Promise<TicketWithParent | undefined> {
-  return withParentSlug(db).where('t.org_id', '=', orgId).where('t.slug', '=', slug).executeTakeFirst();
+  const { rows } = await runNamed(db, 'ticket by slug', (v) => withParentSlug(db).where('t.org_id', '=', v('org')).where('t.slug', '=', v('slug')), {
+    org: orgId,
+    slug,
+  });
+  return rows[0];
 }
 
 export async function findTicketById(db: Executor, id: number): Promise<TicketWithParent | undefined> {
-  return withParentSlug(db).where('t.id', '=', id).executeTakeFirst();
+  const { rows } = await runNamed(db, 'ticket by id', (v) => withParentSlug(db).where('t.id', '=', v('id')), { id });
+  return rows[0];
 }
 
-function filtered(db: Executor, orgId: number, filter: TicketFilter) {
-  let query = db.selectFrom('tickets').where('tickets.org_id', '=', orgId);
-  if (filter.status !== undefined) query = query.where('tickets.status', '=', filter.status);
-  if (filter.type !== undefined) query = query.where('tickets.type', '=', filter.type);
-  if (filter.repositoryId !== undefined) query = query.where('tickets.repository_id', '=', filter.repositoryId);
-  if (filter.assigneeId !== undefined) query = query.where('tickets.assignee_id', '=', filter.assigneeId);
+type Value = (key: string) => never;
+
+/** Which filters a query has: the shape its compiled statement is kept under. */
+function shapeOf(filter: TicketFilter): string {
+  const labels = filter.labels?.length ?? 0;
+  return [filter.status, filter.type, filter.repositoryId, filter.assigneeId].map((f) => (f === undefined ? '-' : '+')).join('') + ` ${labels}`;
+}
+
+/** The named values of a filter (`filtered` uses them as `v('status')`, `v('label0')`, …). */
+function filterValues(orgId: number, filter: TicketFilter): Record<string, unknown> {
+  const values: Record<string, unknown> = { org: orgId, status: filter.status, type: filter.type, repository: filter.repositoryId, assignee: filter.assigneeId };
+  const labels = filter.labels ?? [];
+  labels.forEach((label, i) => (values[`label${i}`] = label));
+  values.labelCount = labels.length;
+  return values;
+}
+
+function filtered(db: Executor, v: Value, filter: TicketFilter) {
+  let query = db.selectFrom('tickets').where('tickets.org_id', '=', v('org'));
+  if (filter.status !== undefined) query = query.where('tickets.status', '=', v('status'));
+  if (filter.type !== undefined) query = query.where('tickets.type', '=', v('type'));
+  if (filter.repositoryId !== undefined) query = query.where('tickets.repository_id', '=', v('repository'));
+  if (filter.assigneeId !== undefined) query = query.where('tickets.assignee_id', '=', v('assignee'));
   const labels = filter.labels ?? [];
   if (labels.length > 0) {
     query = query.where('tickets.id', 'in', (eb) =>
       eb
         .selectFrom('ticket_labels')
         .select('ticket_labels.ticket_id')
-        .where('ticket_labels.org_id', '=', orgId)
-        .where('ticket_labels.label', 'in', labels)
+        .where('ticket_labels.org_id', '=', v('org'))
+        .where('ticket_labels.label', 'in', labels.map((_, i) => v(`label${i}`)))
         .groupBy('ticket_labels.ticket_id')
-        .having((h) => h.fn.countAll(), '=', labels.length),
+        .having((h) => h.fn.countAll(), '=', v('labelCount')),
     );
   }
   return query;
@@ -141,13 +164,19 @@ export async function listTickets(
   filter: TicketFilter,
   page: { limit: number; offset: number },
 ): Promise<TicketListRow[]> {
-  return filtered(db, orgId, filter)
-    .select(LIST_COLUMNS)
-    .orderBy('tickets.created_at', 'desc')
-    .orderBy('tickets.id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  const { rows } = await runNamed(
+    db,
+    `list tickets ${shapeOf(filter)}`,
+    (v) =>
+      filtered(db, v, filter)
+        .select(LIST_COLUMNS)
+        .orderBy('tickets.created_at', 'desc')
+        .orderBy('tickets.id', 'desc')
+        .limit(v('limit'))
+        .offset(v('offset')),
+    { ...filterValues(orgId, filter), limit: page.limit, offset: page.offset },
+  );
+  return rows;
 }
 
 /**
@@ -157,29 +186,46 @@ export async function listTickets(
 export async function countTickets(db: Executor, orgId: number, filter: TicketFilter): Promise<number> {
   const countable = filter.type === undefined && filter.assigneeId === undefined && (filter.labels ?? []).length === 0;
   if (countable) {
-    let query = db
-      .selectFrom('ticket_counts')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql<number>`0`).as('n'))
-      .where('org_id', '=', orgId);
-    if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-    if (filter.repositoryId !== undefined) query = query.where('repo_key', '=', filter.repositoryId);
-    const row = await query.executeTakeFirstOrThrow();
-    return Number(row.n);
+    const { rows } = await runNamed(
+      db,
+      `count tickets from counters ${shapeOf(filter)}`,
+      (v) => {
+        let query = db
+          .selectFrom('ticket_counts')
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql<number>`0`).as('n'))
+          .where('org_id', '=', v('org'));
+        if (filter.status !== undefined) query = query.where('status', '=', v('status'));
+        if (filter.repositoryId !== undefined) query = query.where('repo_key', '=', v('repository'));
+        return query;
+      },
+      filterValues(orgId, filter),
+    );
+    return Number(rows[0].n);
   }
-  const row = await filtered(db, orgId, filter)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const { rows } = await runNamed(
+    db,
+    `count tickets ${shapeOf(filter)}`,
+    (v) => filtered(db, v, filter).select((eb) => eb.fn.countAll<number>().as('n')),
+    filterValues(orgId, filter),
+  );
+  return Number(rows[0].n);
 }
 
 export async function countsByStatus(db: Executor, orgId: number, repositoryId?: number): Promise<Map<string, number>> {
-  let query = db
-    .selectFrom('ticket_counts')
-    .select(['status', (eb) => eb.fn.sum<number>('n').as('n')])
-    .where('org_id', '=', orgId)
-    .groupBy('status');
-  if (repositoryId !== undefined) query = query.where('repo_key', '=', repositoryId);
-  const rows = await query.execute();
+  const { rows } = await runNamed(
+    db,
+    `ticket counts by status${repositoryId === undefined ? '' : ' of a repository'}`,
+    (v) => {
+      let query = db
+        .selectFrom('ticket_counts')
+        .select(['status', (eb) => eb.fn.sum<number>('n').as('n')])
+        .where('org_id', '=', v('org'))
+        .groupBy('status');
+      if (repositoryId !== undefined) query = query.where('repo_key', '=', v('repository'));
+      return query;
+    },
+    { org: orgId, repository: repositoryId },
+  );
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
@@ -193,18 +239,25 @@ export async function boardColumn(
   limit: number,
   repositoryId?: number,
 ): Promise<BoardTicketRow[]> {
-  let query = db
-    .selectFrom('tickets')
-    .select(['id', 'slug', 'title', 'type', 'priority', 'assignee_id', 'labels'])
-    .where('org_id', '=', orgId);
-  if (repositoryId !== undefined) query = query.where('repository_id', '=', repositoryId);
-  return query
-    .where('status', '=', status)
-    .orderBy('priority_rank', 'desc')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  const { rows } = await runNamed(
+    db,
+    `board column${repositoryId === undefined ? '' : ' of a repository'}`,
+    (v) => {
+      let query = db
+        .selectFrom('tickets')
+        .select(['id', 'slug', 'title', 'type', 'priority', 'assignee_id', 'labels'])
+        .where('org_id', '=', v('org'));
+      if (repositoryId !== undefined) query = query.where('repository_id', '=', v('repository'));
+      return query
+        .where('status', '=', v('status'))
+        .orderBy('priority_rank', 'desc')
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(v('limit'));
+    },
+    { org: orgId, status, limit, repository: repositoryId },
+  );
+  return rows;
 }
 
 export async function updateTicket(trx: Executor, id: number, patch: TicketUpdate): Promise<void> {
@@ -249,15 +302,7 @@ export async function bumpTicketVersion(trx: Executor, orgId: number): Promise<v
   );
 }
 
-/** Compiled once per executor: it runs on every cached read, where compiling cost as much as running it. */
-const versionQueries = new WeakMap<Executor, CompiledQuery>();
-
 export async function ticketVersion(db: Executor, orgId: number): Promise<number> {
-  let compiled = versionQueries.get(db);
-  if (!compiled) {
-    compiled = db.selectFrom('ticket_versions').select('version').where('org_id', '=', 0).compile();
-    versionQueries.set(db, compiled);
-  }
-  const { rows } = await db.executeQuery<{ version: number | string }>({ ...compiled, parameters: [orgId] });
+  const { rows } = await runNamed(db, 'ticket version', (v) => db.selectFrom('ticket_versions').select('version').where('org_id', '=', v('org')), { org: orgId });
   return Number(rows[0]?.version ?? 0);
 }

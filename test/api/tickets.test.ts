@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
 import * as ticketService from '../../src/domain/tickets/service.ts';
+import { eventsAfter } from '../../src/store/events.ts';
 import { DATABASES } from '../helpers/databases.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -83,6 +84,37 @@ describe.each(DATABASES)('tickets API on %s', (kind) => {
       const body = response.json();
       expect(body.code).toBe('VALIDATION_FAILED');
       expect(body.details.map((d: { field: string }) => d.field)).toContain(field);
+    });
+
+    it('answers with exactly the JSON its ticket.created event carries, the ticket as GET shows it', async () => {
+      const user = await admin.createUser(t.ctx, 'acme', { name: 'Zoë "Z" \\ O’Neil', email: 'z@example.com' });
+      const parent = await create({ type: 'feature', title: 'Parent' });
+      const payload = {
+        type: 'bug',
+        title: 'Quotes " and \\ backslashes, tabs\t, émoji 🚀 and </script>',
+        description: 'line 1\nline 2\u2028\u001f',
+        priority: 'urgent',
+        status: 'todo',
+        assignee_id: user.id,
+        labels: ['ui', 'ünïcode', 'ui'],
+        parent_slug: parent.slug,
+      };
+      const response = await t.request({ method: 'POST', url: t.path('/tickets'), payload });
+      expect(response.statusCode).toBe(201);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      const { ticket } = response.json();
+      // The event's data, as stored, is the answer byte for byte (serialized once, docs/decisions.md "Storage and performance").
+      const events = await eventsAfter(t.store.db, t.org.id, 0, 100);
+      const created = events.filter((e) => e.type === 'ticket.created' && e.ticket_slug === ticket.slug);
+      expect(created).toHaveLength(1);
+      expect(created[0].payload).toBe(response.body);
+      // …and it is the ticket as GET /tickets/:slug shows it, field for field and in the same order.
+      const got = (await t.request({ method: 'GET', url: t.path(`/tickets/${ticket.slug}`) })).json().ticket;
+      const { pods, merge_requests: mergeRequests, ...detail } = got;
+      expect([pods, mergeRequests]).toEqual([[], []]);
+      expect(Object.keys(ticket)).toEqual(Object.keys(detail));
+      expect(ticket).toEqual(detail);
+      expect(ticket).toMatchObject({ title: payload.title, description: payload.description, labels: ['ui', 'ünïcode'], parent_slug: parent.slug });
     });
 
     it('rejects references that do not exist in the org', async () => {

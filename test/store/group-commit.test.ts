@@ -10,7 +10,10 @@
  * second connection sees none of them until all are committed), that after a failed shared commit
  * (or SQLITE_FULL) each runs again alone so only the culprit fails, and that transactions queued
  * while a group runs run in a later group. Finally 200 tickets created at once through
- * `createTicket` get the numbers 1..200.
+ * `createTicket` get the numbers 1..200; creates started together of which some fail (before
+ * writing, or after their first writes) answer each on its own, leave dense numbers and one event
+ * per ticket in number order; a unique violation inside a shared transaction is the store's
+ * conflict error (on SQLite those statements run straight on the connection: src/store/direct.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import SQLite from 'better-sqlite3';
@@ -18,7 +21,10 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as admin from '../../src/domain/admin/service.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
-import { createTicket } from '../../src/domain/tickets/service.ts';
+import { createTicket, createTicketWithJson, type CreatedTicket } from '../../src/domain/tickets/service.ts';
+import { directStatements } from '../../src/store/direct.ts';
+import { eventsAfter } from '../../src/store/events.ts';
+import { insertTicket, nextTicketNumber } from '../../src/store/tickets.ts';
 import { isUniqueViolation, type Executor, type Store } from '../../src/store/db.ts';
 import { DATABASES, createTestStore, type TestDatabase } from '../helpers/databases.ts';
 
@@ -267,6 +273,71 @@ describe.each(DATABASES)('Store.transaction on %s', (kind) => {
       const labelled = await db.selectFrom('ticket_labels').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', org.id).executeTakeFirstOrThrow();
       expect(Number(labelled.n)).toBe(200);
     });
+  });
+
+  it('concurrent creates where some fail after their first writes: each gets its own answer, the numbers stay dense, every ticket has one event, in number order', async () => {
+    const ctx: DomainContext = { store, now: Date.now };
+    const org = await admin.createOrg(ctx, { slug: 'mixed', name: 'Mixed', ticket_prefix: 'MIX' });
+    // Refuses the ticket row itself: the sequence, the version and nothing else of that create were written before.
+    if (kind === 'sqlite') {
+      await sql`create trigger refuse_ticket before insert on tickets when new.title like 'refused%' begin select raise(abort, 'refused by the test'); end`.execute(store.db);
+    } else {
+      await sql`create function refuse_ticket() returns trigger language plpgsql as $$ begin if new.title like 'refused%' then raise exception 'refused by the test'; end if; return new; end $$`.execute(store.db);
+      await sql`create trigger refuse_ticket before insert on tickets for each row execute function refuse_ticket()`.execute(store.db);
+    }
+    const refused = new Set([0, 7, 8, 29]);
+    const results = await Promise.allSettled(
+      range(30).map((i) =>
+        i === 15
+          ? createTicketWithJson(ctx, org, { type: 'task', title: `unknown assignee ${i}`, assignee_id: 999_999 })
+          : createTicketWithJson(ctx, org, { type: 'task', title: refused.has(i) ? `refused ${i}` : `ticket ${i}`, labels: ['a', 'b'] }),
+      ),
+    );
+    for (const i of range(30)) {
+      const result = results[i];
+      if (i === 15) expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'VALIDATION_FAILED' });
+      else if (refused.has(i)) expect(String((result as PromiseRejectedResult).reason)).toContain('refused by the test');
+      else expect((result as PromiseFulfilledResult<CreatedTicket>).value.ticket.title).toBe(`ticket ${i}`);
+    }
+    const created = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(created.map((c) => JSON.parse(c.json).ticket.slug)).toEqual(created.map((c) => c.ticket.slug));
+    const numberOf = (slug: string) => Number(/^MIX-(\d+)$/.exec(slug)![1]);
+    expect(created.map((c) => numberOf(c.ticket.slug)).sort((a, b) => a - b)).toEqual(range(25).map((i) => i + 1));
+    await withPeer(database, async (peer) => {
+      const events = await eventsAfter(peer.db, org.id, 0, 1000);
+      expect(events.map((e) => e.type)).toEqual(range(25).map(() => 'ticket.created'));
+      // In the order of the commits (event ids) the numbers only grow: 1..25, each once.
+      expect(events.map((e) => numberOf(e.ticket_slug!))).toEqual(range(25).map((i) => i + 1));
+      expect(events.map((e) => e.payload).sort()).toEqual(created.map((c) => c.json).sort());
+      const sequence = await peer.db.selectFrom('ticket_sequences').select('last_number').where('org_id', '=', org.id).executeTakeFirstOrThrow();
+      expect(Number(sequence.last_number)).toBe(25);
+      const counts = await peer.db.selectFrom('ticket_counts').select(['status', 'n']).where('org_id', '=', org.id).execute();
+      expect(counts.map((c) => [c.status, Number(c.n)])).toEqual([['backlog', 25]]);
+    });
+  });
+
+  it('a create whose ticket row breaks a unique index throws the store conflict error, and only its own writes are undone', async () => {
+    const ctx: DomainContext = { store, now: Date.now };
+    const org = await admin.createOrg(ctx, { slug: 'dup', name: 'Dup', ticket_prefix: 'DUP' });
+    const { id, parent_slug: parentSlug, ...first } = await createTicket(ctx, org, { type: 'task', title: 'first' });
+    expect([id, parentSlug]).toEqual([expect.any(Number), null]);
+    const [duplicate, other] = await Promise.allSettled([
+      store.transaction(async (trx) => {
+        await nextTicketNumber(trx, org.id, 'DUP');
+        return insertTicket(trx, { ...first, title: 'same slug' }, ['x']);
+      }),
+      createTicket(ctx, org, { type: 'task', title: 'second' }),
+    ]);
+    expect(isUniqueViolation((duplicate as PromiseRejectedResult).reason)).toBe(true);
+    // The number the failed one took was given back.
+    expect((other as PromiseFulfilledResult<{ slug: string }>).value.slug).toBe('DUP-2');
+    await withPeer(database, async (peer) => {
+      const stored = await peer.db.selectFrom('tickets').select('title').where('org_id', '=', org.id).orderBy('id').execute();
+      expect(stored.map((t) => t.title)).toEqual(['first', 'second']);
+    });
+    // On SQLite the group's transactions run the hot statements straight on the connection they hold.
+    expect(await store.transaction(async (trx) => directStatements(trx) !== undefined)).toBe(kind === 'sqlite');
+    expect(directStatements(store.db)).toBeUndefined();
   });
 });
 

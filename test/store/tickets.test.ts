@@ -3,7 +3,9 @@ import * as admin from '../../src/domain/admin/service.ts';
 import type { DomainContext } from '../../src/domain/context.ts';
 import type { OrgRow } from '../../src/store/schema.ts';
 import * as tickets from '../../src/store/tickets.ts';
-import { createTicket, deleteTicket, setTicketStatus, ticketBoard, updateTicket } from '../../src/domain/tickets/service.ts';
+import { createTicket, deleteTicket, listTickets, setTicketStatus, ticketBoard, updateTicket } from '../../src/domain/tickets/service.ts';
+import { runNamed } from '../../src/store/compiled.ts';
+import { TICKET_STATUSES, type TicketStatus, type TicketType } from '../../src/protocol/enums.ts';
 import { DATABASES, createTestStore } from '../helpers/databases.ts';
 
 describe.each(DATABASES)('ticket store on %s', (kind) => {
@@ -127,5 +129,83 @@ describe.each(DATABASES)('ticket store on %s', (kind) => {
     const t = await createTicket(ctx, org, { type: 'bug', title: 'ok' });
     expect(t.slug).toBe('ACME-1');
     expect(await tickets.countTickets(ctx.store.db, org.id, {})).toBe(1);
+  });
+
+  // The reads of the hot paths are built and compiled once per shape (src/store/compiled.ts
+  // `runNamed`) and run with each call's values: every shape the ticket list can take answers
+  // what its filters say, whichever shape or values ran before it on the same compiled statement.
+  it('fills each named value where the statement takes it, keeps the constants of the statement, and names a missing value', async () => {
+    const db = ctx.store.db;
+    const a = await createTicket(ctx, org, { type: 'bug', title: 'a', status: 'todo' });
+    const b = await createTicket(ctx, org, { type: 'bug', title: 'b', status: 'done' });
+    const build = (v: (key: string) => never) => db.selectFrom('tickets').select('title').where('org_id', '=', v('org')).where('status', '=', 'todo').where('slug', '=', v('slug'));
+    expect((await runNamed(db, 'test: todo by slug', build, { org: org.id, slug: a.slug })).rows).toEqual([{ title: 'a' }]);
+    // Same compiled statement, other values; the constant 'todo' stays part of it.
+    expect((await runNamed(db, 'test: todo by slug', build, { org: org.id, slug: b.slug })).rows).toEqual([]);
+    expect((await runNamed(db, 'test: todo by slug', build, { org: org.id + 1, slug: a.slug })).rows).toEqual([]);
+    await expect(runNamed(db, 'test: todo by slug', build, { org: org.id })).rejects.toThrow('statement "test: todo by slug" needs the value "slug"');
+    // Inside a transaction too.
+    const inTransaction = await ctx.store.transaction((trx) => tickets.findTicketBySlug(trx, org.id, b.slug));
+    expect(inTransaction?.title).toBe('b');
+  });
+
+  it('answers every shape of the ticket list, page and total, as the filters say', async () => {
+    const user = await admin.createUser(ctx, 'acme', { name: 'Ann', email: 'ann@example.com' });
+    const types: TicketType[] = ['bug', 'feature', 'task'];
+    const labelSets = [[], ['x'], ['y'], ['x', 'y'], ['x', 'z']];
+    const made: { title: string; status: TicketStatus; type: TicketType; assignee: number | null; labels: string[] }[] = [];
+    for (let i = 0; i < 30; i++) {
+      const ticket = {
+        title: `t${i}`,
+        status: TICKET_STATUSES[i % TICKET_STATUSES.length],
+        type: types[i % types.length],
+        assignee: i % 4 === 0 ? user.id : null,
+        labels: labelSets[i % labelSets.length],
+      };
+      made.push(ticket);
+      await createTicket(ctx, org, { title: ticket.title, status: ticket.status, type: ticket.type, labels: ticket.labels, ...(ticket.assignee ? { assignee_id: ticket.assignee } : {}) });
+    }
+    const newestFirst = [...made].reverse();
+    const filters: tickets.TicketFilter[] = [
+      {},
+      { status: 'todo' },
+      { type: 'bug' },
+      { assigneeId: user.id },
+      { repositoryId: 12345 },
+      { labels: ['x'] },
+      { labels: ['x', 'y'] },
+      { labels: ['y', 'x'] },
+      { status: 'backlog', type: 'feature' },
+      { type: 'task', labels: ['x'], assigneeId: user.id },
+      { status: 'in_progress', labels: ['z', 'x'] },
+    ];
+    // Twice round, and each shape with two pages: a compiled statement reused with other values.
+    for (let round = 0; round < 2; round++) {
+      for (const filter of filters) {
+        const expected = newestFirst
+          .filter(
+            (t) =>
+              (filter.status === undefined || t.status === filter.status) &&
+              (filter.type === undefined || t.type === filter.type) &&
+              (filter.assigneeId === undefined || t.assignee === filter.assigneeId) &&
+              filter.repositoryId === undefined &&
+              (filter.labels ?? []).every((label) => t.labels.includes(label)),
+          )
+          .map((t) => t.title);
+        for (const page of [{ limit: 4, offset: 0 }, { limit: 3, offset: 2 + round }]) {
+          const { rows, total } = await listTickets(ctx, org.id, { ...filter, ...page });
+          const what = `${JSON.stringify(filter)} ${JSON.stringify(page)}`;
+          expect(rows.map((r) => r.title), what).toEqual(expected.slice(page.offset, page.offset + page.limit));
+          expect(total, what).toBe(expected.length);
+        }
+      }
+    }
+    const board = await ticketBoard(ctx, org.id, 2);
+    for (const column of board) {
+      const expected = newestFirst.filter((t) => t.status === column.status);
+      expect(column.total).toBe(expected.length);
+      expect(column.tickets).toHaveLength(Math.min(2, expected.length));
+    }
+    expect((await ticketBoard(ctx, org.id, 2, 12345)).every((c) => c.total === 0 && c.tickets.length === 0)).toBe(true);
   });
 });

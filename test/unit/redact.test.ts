@@ -53,6 +53,32 @@ describe('redactUrl', () => {
     }
   });
 
+  it('a plain query (letters, digits, _ . - in name=value pairs) is written as the general path writes it, redactions included', () => {
+    const key = 'drv_' + 'A'.repeat(40);
+    // The general path, as it stands for any query: parse, redact, write back with URLSearchParams.
+    const general = (query: string) => {
+      const redacted = new URLSearchParams();
+      for (const [name, value] of new URLSearchParams(query)) redacted.append(name, isSecretParam(name) ? '[redacted]' : value.replace(/drv_A+/, '[redacted]'));
+      return redacted.toString();
+    };
+    for (const query of ['limit=20', 'limit=20&offset=40', 'status=in_progress&type=bug', 'a=&b=1', 'Access-Token=x1&limit=5', 'API.KEY=x&q=y', `note=${key}&limit=1`, 'x-1.y_2=v-1.2_3']) {
+      expect(redactUrl(`/p?${query}`), query).toBe(`/p?${general(query)}`);
+    }
+    expect(redactUrl('/p?Access-Token=S3cret&limit=5')).toBe('/p?Access-Token=%5Bredacted%5D&limit=5');
+  });
+
+  it('asked again, a URL is redacted as the first time (only URLs with nothing to redact are remembered)', () => {
+    const secret = `/tickets?limit=20&access_token=${SECRET}`;
+    const clean = '/tickets?limit=20';
+    for (let i = 0; i < 3; i++) {
+      expect(redactUrl(secret)).toBe('/tickets?limit=20&access_token=%5Bredacted%5D');
+      expect(redactUrl(clean)).toBe(clean);
+    }
+    // Past the bound the remembered URLs are dropped, and still answered the same.
+    for (let i = 0; i < 1500; i++) expect(redactUrl(`/tickets?offset=${i}`)).toBe(`/tickets?offset=${i}`);
+    expect(redactUrl(secret)).not.toContain(SECRET);
+  });
+
   it('a URL without a query is unchanged', () => {
     expect(redactUrl('/api/v1/ext/orgs/acme/tickets')).toBe('/api/v1/ext/orgs/acme/tickets');
   });

@@ -39,29 +39,53 @@ export function presentedKey(request: FastifyRequest): string | null {
  * It runs on onRequest, before the body is read, so 400s come after all of these.
  */
 export function registerOrgAuth(app: FastifyInstance, deps: { authenticator: Authenticator; limits: RateLimits }): void {
-  app.addHook('onRequest', async (request) => {
+  // A callback hook: a key verified within the last second (the steady case) costs no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const token = presentedKey(request);
-    if (!token) throw new AppError('AUTH_REQUIRED', 'an API key is required (X-API-Key header or Authorization: Bearer)');
-    const principal = await countingFailures(deps.limits, request, () => deps.authenticator.authenticate(token));
+    if (!token) return done(new AppError('AUTH_REQUIRED', 'an API key is required (X-API-Key header or Authorization: Bearer)'));
+    const known = deps.authenticator.cached(token);
+    let pending: Promise<void> | undefined;
+    let refused: unknown;
+    try {
+      pending = known
+        ? admit(request, known)
+        : countingFailures(deps.limits, request, () => deps.authenticator.authenticate(token)).then((principal) => admit(request, principal));
+    } catch (error) {
+      refused = error;
+    }
+    if (refused !== undefined) return done(refused as Error);
+    if (pending === undefined) return done();
+    pending.then(() => done(), done);
+  });
+
+  /** After authentication: the rate limit, then the organization and the scope; a promise only when the limit must be counted. */
+  function admit(request: FastifyRequest, principal: Principal): Promise<void> | undefined {
     request.principal = principal;
     const limited = deps.limits.perKey(request, principal.keyId);
-    if (limited) await limited;
-    const { org } = request.params as { org?: string };
-    // The key is valid, so saying it belongs elsewhere tells nothing new; which organization it
-    // belongs to, or whether the named one exists, stays unsaid (docs/api.md "Authentication").
-    if (principal.org.slug !== org) throw new AppError('NOT_FOUND', 'organization not found: this API key belongs to another organization');
-    if (request.routeOptions.config.anyCredential) return;
-    const anyScope = request.routeOptions.config.anyScope;
-    if (anyScope) {
-      if (!anyScope.some((s) => grants(principal.scopes, s))) {
-        throw new AppError('INSUFFICIENT_SCOPE', `this API key needs one of the scopes ${anyScope.join(', ')}`, { required_scopes: [...anyScope] });
-      }
-      return;
+    if (limited) return limited.then(() => authorize(request, principal));
+    authorize(request, principal);
+    return undefined;
+  }
+}
+
+/** 404 for another organization's key, then 403 without the route's scope (docs/api.md "Authentication"). */
+function authorize(request: FastifyRequest, principal: Principal): void {
+  const { org } = request.params as { org?: string };
+  // The key is valid, so saying it belongs elsewhere tells nothing new; which organization it
+  // belongs to, or whether the named one exists, stays unsaid (docs/api.md "Authentication").
+  if (principal.org.slug !== org) throw new AppError('NOT_FOUND', 'organization not found: this API key belongs to another organization');
+  const config = request.routeOptions.config;
+  if (config.anyCredential) return;
+  const anyScope = config.anyScope;
+  if (anyScope) {
+    if (!anyScope.some((s) => grants(principal.scopes, s))) {
+      throw new AppError('INSUFFICIENT_SCOPE', `this API key needs one of the scopes ${anyScope.join(', ')}`, { required_scopes: [...anyScope] });
     }
-    const scope = request.routeOptions.config.scope;
-    if (!scope) throw new Error(`route ${request.routeOptions.url} declares no scope`);
-    if (!grants(principal.scopes, scope)) {
-      throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`, { required_scopes: [scope] });
-    }
-  });
+    return;
+  }
+  const scope = config.scope;
+  if (!scope) throw new Error(`route ${request.routeOptions.url} declares no scope`);
+  if (!grants(principal.scopes, scope)) {
+    throw new AppError('INSUFFICIENT_SCOPE', `this API key lacks the ${scope} scope`, { required_scopes: [scope] });
+  }
 }

@@ -8,7 +8,19 @@ import { toErrorBody } from './errors.ts';
 /** The request line and headers together (a URL carrying a 4,096-character non-ASCII token fits). */
 export const MAX_HEADER_BYTES = 64 * 1024;
 
-export const newRequestId = (): string => `req_${crypto.randomUUID().replaceAll('-', '')}`;
+/** Random bytes for request ids, drawn 256 ids at a time (one call to the generator instead of one per request). */
+const ID_BYTES = 16;
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
+export function newRequestId(): string {
+  if (idOffset === idPool.length) {
+    idPool = crypto.randomBytes(ID_BYTES * 256);
+    idOffset = 0;
+  }
+  const id = idPool.toString('hex', idOffset, idOffset + ID_BYTES);
+  idOffset += ID_BYTES;
+  return `req_${id}`;
+}
 
 type ClientError = Error & { code?: string; reason?: string };
 

@@ -22,18 +22,29 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
   async function tickets(app) {
     /** Reads (lists, boards, single tickets) are re-rendered only when a ticket of the org changed since (see ResponseCache). */
     const rendered = new ResponseCache();
-    /** `version` null: rendered afresh, not kept. */
-    const sendRendered = async (request: FastifyRequest, reply: FastifyReply, version: number | string | null, compute: () => Promise<unknown>) => {
-      const key = `${request.principal.org.id} ${request.url}`;
-      let body = version === null ? null : rendered.get(key, version);
-      if (body === null) {
-        body = String(reply.serialize(await compute()));
-        if (version !== null) rendered.set(key, version, body);
+    const keyOf = (request: FastifyRequest) => `${request.principal.org.id} ${request.url}`;
+    const send = (reply: FastifyReply, body: Buffer) => reply.type('application/json; charset=utf-8').send(body);
+    /**
+     * `version` null: rendered afresh, not kept. A body kept for `version` is sent at once, without
+     * a promise (the steady case: returns undefined, as a handler that has sent must).
+     */
+    const sendRendered = (request: FastifyRequest, reply: FastifyReply, version: number | string | null, compute: () => Promise<unknown>): Promise<void> | undefined => {
+      const kept = version === null ? null : rendered.get(keyOf(request), version);
+      if (kept !== null) {
+        send(reply, kept);
+        return undefined;
       }
-      return reply.type('application/json; charset=utf-8').send(body);
+      return compute().then((value) => {
+        const body = Buffer.from(String(reply.serialize(value)));
+        if (version !== null) rendered.set(keyOf(request), version, body);
+        send(reply, body);
+      });
     };
-    const sendCached = async (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>) =>
-      sendRendered(request, reply, await service.ticketsVersion(ctx, request.principal.org.id), compute);
+    const sendCached = (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>): Promise<void> | undefined => {
+      const version = service.ticketsVersion(ctx, request.principal.org.id);
+      if (typeof version === 'number') return sendRendered(request, reply, version, compute);
+      return version.then((known) => sendRendered(request, reply, known, compute));
+    };
 
     app.get(
       '/tickets',
@@ -47,7 +58,7 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: s.TicketList, ...errorResponses() },
         },
       },
-      async (request, reply) =>
+      (request, reply) =>
         sendCached(request, reply, async () => {
           const { limit = 20, offset = 0, labels, repository_id, status, type, assignee_id } = request.query;
           const used = clampLimit(limit, 100);
@@ -76,7 +87,7 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 200: s.Board, ...errorResponses() },
         },
       },
-      async (request, reply) =>
+      (request, reply) =>
         sendCached(request, reply, async () => {
           const limit = clampLimit(request.query.limit_per_column ?? 100, 500);
           const columns = await service.ticketBoard(ctx, request.principal.org.id, limit, request.query.repository_id);
@@ -104,7 +115,7 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
         },
       },
       // Not against the ticket version: its pods change without the ticket changing.
-      async (request, reply) =>
+      (request, reply) =>
         sendRendered(request, reply, ticketDetailVersion(ctx), async () => {
           const ticket = await service.getTicket(ctx, request.principal.org.id, request.params.slug);
           // The view's enums are the store's strings; the schema serializes what it declares.
@@ -124,9 +135,10 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
           response: { 201: s.TicketEnvelope, ...errorResponses(409) },
         },
       },
+      // The answer is the ticket.created event's data, serialized once (docs/decisions.md "Storage and performance").
       async (request, reply) => {
-        const ticket = await service.createTicket(ctx, request.principal.org, request.body);
-        return reply.code(201).send({ ticket: detail(ticket) });
+        const { json } = await service.createTicketWithJson(ctx, request.principal.org, request.body);
+        return (reply as FastifyReply).code(201).type('application/json; charset=utf-8').send(json);
       },
     );
 

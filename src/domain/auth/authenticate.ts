@@ -56,6 +56,20 @@ export class Authenticator {
 
   constructor(private readonly ctx: DomainContext) {}
 
+  /**
+   * The principal of an API key verified less than KEY_CACHE_MS ago, found without a promise (the
+   * steady case of the request path); undefined when `authenticate` must decide: a key not cached,
+   * a pod token, or a cached key that has expired since (which `authenticate` refuses).
+   */
+  cached(presented: string): Principal | undefined {
+    if (!looksLikeApiKey(presented)) return undefined;
+    const entry = this.verified.get(hashSecret(presented));
+    const now = this.ctx.now();
+    if (!entry || entry.until <= now || (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now)) return undefined;
+    this.touch(entry.principal.keyId, null, now);
+    return entry.principal;
+  }
+
   async authenticate(presented: string): Promise<Principal> {
     if (presented.startsWith('drvpod_')) return this.authenticatePod(presented);
     if (!looksLikeApiKey(presented)) throw new AppError('INVALID_API_KEY', 'the API key is not valid');

@@ -19,8 +19,9 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** SHA-256, hex. One-shot `crypto.hash`: it runs on every authenticated request, and costs half of a Hash object's. */
 export function hashSecret(secret: string): string {
-  return crypto.createHash('sha256').update(secret).digest('hex');
+  return crypto.hash('sha256', secret, 'hex');
 }
 
 export function keyPrefix(key: string): string {

@@ -4,8 +4,8 @@ import type { OrgRow } from '../../store/schema.ts';
 import { findRepository } from '../../store/repositories.ts';
 import { userExists } from '../../store/users.ts';
 import * as tickets from '../../store/tickets.ts';
-import { recordEvent } from '../../events/writer.ts';
-import { actorJson } from '../../events/actor.ts';
+import { eventData, recordEvent, recordEventData } from '../../events/writer.ts';
+import { actorJson, currentActor } from '../../events/actor.ts';
 import type { DomainContext } from '../context.ts';
 import { ticketView } from './view.ts';
 import { canonicalSlug, normalizeLabels, priorityRank } from './model.ts';
@@ -56,7 +56,17 @@ async function resolveParent(db: Executor, orgId: number, parentSlug: string): P
   return parent.id;
 }
 
+/** A ticket just created, and the API's answer for it as JSON (`{"ticket": {…}}`), which is also its event's data. */
+export interface CreatedTicket {
+  ticket: tickets.TicketWithParent;
+  json: string;
+}
+
 export async function createTicket(ctx: DomainContext, org: OrgRow, input: CreateTicketInput): Promise<tickets.TicketWithParent> {
+  return (await createTicketWithJson(ctx, org, input)).ticket;
+}
+
+export async function createTicketWithJson(ctx: DomainContext, org: OrgRow, input: CreateTicketInput): Promise<CreatedTicket> {
   return ctx.store.transaction(async (trx) => {
     let prefix = org.ticket_prefix;
     if (input.repository_id !== undefined) {
@@ -72,6 +82,8 @@ export async function createTicket(ctx: DomainContext, org: OrgRow, input: Creat
     const number = await tickets.nextTicketNumber(trx, org.id, prefix);
     await tickets.bumpTicketVersion(trx, org.id);
     const now = ctx.now();
+    const actor = currentActor();
+    const actorText = actorJson(actor);
     const row = await tickets.insertTicket(
       trx,
       {
@@ -87,16 +99,18 @@ export async function createTicket(ctx: DomainContext, org: OrgRow, input: Creat
         repository_id: input.repository_id ?? null,
         labels: JSON.stringify(labels),
         parent_id: parentId,
-        created_by: actorJson(),
-        updated_by: actorJson(),
+        created_by: actorText,
+        updated_by: actorText,
         created_at: now,
         updated_at: now,
       },
       labels,
     );
-    const created = { ...row, parent_slug: parentSlug };
-    await recordEvent(ctx, trx, org.id, 'ticket.created', ticketView(created), { ticket_slug: created.slug });
-    return created;
+    const ticket = { ...row, parent_slug: parentSlug };
+    // Serialized once: the event's data is the API's answer (docs/decisions.md "Storage and performance").
+    const json = eventData('ticket.created', ticketView(ticket, { labels, actor }));
+    await recordEventData(ctx, trx, org.id, 'ticket.created', json, { ticket_slug: ticket.slug });
+    return { ticket, json };
   });
 }
 
@@ -198,17 +212,20 @@ const knownVersions = new WeakMap<object, Map<number, { token: string; version: 
  * On SQLite it is read again only once the database may have changed (Store.changeToken, read
  * before the version so a write in between makes the next call read again); on PostgreSQL, where
  * other replicas write, it is read on every call (docs/decisions.md "Storage and performance").
+ * Known without a query (SQLite, the change token unmoved: the steady case of a cached read), it is
+ * answered at once, not as a promise.
  */
-export async function ticketsVersion(ctx: DomainContext, orgId: number): Promise<number> {
+export function ticketsVersion(ctx: DomainContext, orgId: number): number | Promise<number> {
   const token = ctx.store.changeToken();
   if (token === null) return tickets.ticketVersion(ctx.store.db, orgId);
   let known = knownVersions.get(ctx.store);
   if (!known) knownVersions.set(ctx.store, (known = new Map()));
   const entry = known.get(orgId);
   if (entry && entry.token === token) return entry.version;
-  const version = await tickets.ticketVersion(ctx.store.db, orgId);
-  known.set(orgId, { token, version });
-  return version;
+  return tickets.ticketVersion(ctx.store.db, orgId).then((version) => {
+    known.set(orgId, { token, version });
+    return version;
+  });
 }
 
 /** `ticket.updated` for tickets another change has altered (a repository or user deleted), in its transaction. */
