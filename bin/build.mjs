@@ -14,14 +14,16 @@ const THIS_FILE = fileURLToPath(import.meta.url);
 /**
  * The bundles: `main` (the server, runners, administration; packages stay in node_modules),
  * `cli` (the API client commands, which must start fast: none of Fastify, Kysely, pino or the
- * database drivers, and its two small packages inlined so that nothing is resolved at start) and
- * `mcp` (`drover mcp`, likewise small and self-contained).
+ * database drivers, and its two small packages inlined so that nothing is resolved at start),
+ * `mcp` (`drover mcp`, likewise small and self-contained) and `admin` (`drover admin`, likewise).
  */
 const ENTRIES = {
   main: { source: path.join(SOURCES, 'main.ts'), packages: 'external' },
   cli: { source: path.join(SOURCES, 'cli', 'client', 'main.ts'), packages: undefined },
   // `drover mcp`, which agents start for every session: the MCP SDK, zod and the typed client inlined.
   mcp: { source: path.join(SOURCES, 'mcp', 'main.ts'), packages: undefined },
+  // `drover admin`: calls to the admin API, none of the server.
+  admin: { source: path.join(SOURCES, 'cli', 'admin-main.ts'), packages: undefined },
 };
 
 /** Everything a bundle is made from: the sources, package.json (inlined for `--version`), the lock file (inlined packages) and this script. */
@@ -95,7 +97,7 @@ export function writable(dir) {
 }
 
 /**
- * The file URL of the module to run for `entry` ("main", "cli" or "mcp"): an up-to-date bundle of its
+ * The file URL of the module to run for `entry` ("main", "cli", "mcp" or "admin"): an up-to-date bundle of its
  * sources in <package>/.build/<entry>.mjs (one level below the package root like src/, which
  * src/paths.ts relies on), or, when the package directory is read-only and its bundle is missing or
  * stale, the TypeScript entry itself through tsx.

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs a bundled build of the TypeScript sources, made (or refreshed) on start by ./build.mjs: the
-// API client commands from a small bundle of their own (src/cli/client/main.ts), `drover mcp` from
-// another (src/mcp/main.ts), everything else (serve, runner, admin) from the full one (src/main.ts).
+// API client commands from a small bundle of their own (src/cli/client/main.ts), `drover mcp` and
+// `drover admin` from others (src/mcp/main.ts, src/cli/admin-main.ts), serve and runner from the
+// full one (src/main.ts).
 import { entryModule } from './build.mjs';
 
 /** The first words of the client commands (CLIENT_WORDS in src/cli/client/main.ts) and the top-level help. */
@@ -16,7 +17,8 @@ function commandWord(args) {
 }
 try {
   const word = commandWord(argv);
-  const { main } = await import(await entryModule(argv[0] === 'mcp' ? 'mcp' : CLIENT.has(word) ? 'cli' : 'main'));
+  const own = argv[0] === 'mcp' || argv[0] === 'admin' ? argv[0] : null;
+  const { main } = await import(await entryModule(own ?? (CLIENT.has(word) ? 'cli' : 'main')));
   await main(argv);
 } catch (error) {
   // Configuration and start-up errors are one line for the operator, not a stack trace.

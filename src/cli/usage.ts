@@ -126,6 +126,7 @@ Environment of serve:
   DROVER_SWEEP_INTERVAL_MS        how often liveness and deadlines are checked (5000)
   DROVER_CRON_CATCHUP_SECONDS     after downtime, only a missed slot younger than this fires (3600)
   DROVER_CRON_TICK_MS     how often due cron slots are looked for (1000)
+  DROVER_CRON_PREPARE_AHEAD_MS    how long before its slot a loop's run is prepared, its agent started at the slot (30000; 0: at the slot)
   DROVER_DEFAULT_AGENT    the agent of loops that name none (claude-code)
   DROVER_WEBHOOK_ALLOW_PRIVATE    true: callbacks may reach loopback and private addresses (false)
   DROVER_POD_QUEUE_TIMEOUT_MINUTES        a pod waiting for a runner fails after this long (60)

@@ -5,6 +5,7 @@
  * as an UnreachableError naming the URL and the cause, and each response's JSON text as sent.
  */
 import createClient, { type Client } from 'openapi-fetch';
+import { callOfRequest, callOverHttp, toResponse, type HttpAnswer } from './http-call.ts';
 import { networkCause } from './network.ts';
 import type { components, paths } from './schema.ts';
 
@@ -110,7 +111,7 @@ export class DroverClient {
     return { data: data as Exclude<R['data'], undefined>, raw, status: response.status };
   }
 
-  /** fetch with the client's deadline, turning a missing answer into UnreachableError. */
+  /** fetch with the client's deadline, turning a missing answer into UnreachableError: for event streams, read as they come. */
   async send(input: Request | string, init?: RequestInit, timeoutMs: number | null = this.timeoutMs): Promise<Response> {
     const url = typeof input === 'string' ? input : input.url;
     try {
@@ -121,16 +122,16 @@ export class DroverClient {
     }
   }
 
+  /** An API call (not an event stream: see `send`) over node:http, its body kept as sent (src/client/http-call.ts). */
   private async fetchKeepingBody(request: Request): Promise<Response> {
-    const response = await this.send(request);
-    let text: string;
+    let answer: HttpAnswer;
     try {
-      text = await response.text();
+      answer = await callOverHttp(await callOfRequest(request), this.timeoutMs);
     } catch (error) {
       throw new UnreachableError(request.url.split('?')[0], networkCause(error));
     }
-    const copy = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
-    this.bodies.set(copy, text);
-    return copy;
+    const response = toResponse(answer);
+    this.bodies.set(response, answer.text);
+    return response;
   }
 }

@@ -17,6 +17,7 @@ import {
   type ServerProcess,
 } from '../helpers/server-process.ts';
 import { unusedPort } from '../helpers/ports.ts';
+import { removeRunnerCgroups, runnerCgroupDirs } from '../../src/runner/limits/cgroups.ts';
 
 interface Fixture {
   database: TestDatabase;
@@ -257,14 +258,17 @@ describe('drover admin: where the admin token comes from, and errors', () => {
     expect(serve.stdout).not.toMatch(/listening/);
   });
 
-  it('a runner that cannot reach its server to register names the URL and the cause', async () => {
+  it('a runner that cannot reach its server to register names the URL and the cause, and leaves no control group behind', async () => {
     const port = await unusedPort();
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-runner-unreachable-'));
     try {
       const result = await runDrover(['runner', '--server', `http://127.0.0.1:${port}`, '--token', 'drvreg_unused', '--work-dir', workDir], { cwd: fixture.cwd });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(new RegExp(`^drover: registration failed: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/runner/register: .*ECONNREFUSED`));
+      // Its groups are made (and self-tested) before it registers; a failed start removes them.
+      expect(runnerCgroupDirs(fs.realpathSync(workDir))).toEqual([]);
     } finally {
+      await removeRunnerCgroups(fs.realpathSync(workDir));
       fs.rmSync(workDir, { recursive: true, force: true });
     }
   });

@@ -203,6 +203,25 @@ describe('bin/build.mjs: the bundle drover runs', () => {
     expect(fs.statSync(path.join(copy.buildDir, 'cli.mjs')).ino).not.toBe(before);
   });
 
+  it('drover admin runs from a bundle of its own (admin.mjs), which imports nothing but Node built-ins, and answers as before', async () => {
+    const copy = makeCopy();
+    const help = await drover(copy, ['admin', '--help']);
+    expect(help, help.stderr).toMatchObject({ code: 0 });
+    expect(help.stdout).toMatch(/drover admin/);
+    expect(fs.readdirSync(copy.buildDir).sort()).toEqual(['admin.mjs', 'admin.sources']);
+    const admin = fs.readFileSync(path.join(copy.buildDir, 'admin.mjs'), 'utf8');
+    const imports = [...admin.matchAll(/^import\b[^;]*?from\s*"([^"]+)"/gm)].map((m) => m[1]);
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((name) => !name.startsWith('node:'))).toEqual([]);
+    // A usage error exits 2, an unreachable server 3, as the commands did from the main bundle.
+    const usage = await drover(copy, ['admin', 'orgs', 'frobnicate']);
+    expect(usage.code, usage.stderr).toBe(2);
+    const unreachable = await drover(copy, ['admin', 'orgs', 'list', '--server', 'http://127.0.0.1:9', '--admin-token', 'drvadm_x']);
+    expect(unreachable.code, unreachable.stderr).toBe(3);
+    expect(unreachable.stderr).toMatch(/127\.0\.0\.1:9/);
+    expect(fs.readdirSync(copy.buildDir).sort()).toEqual(['admin.mjs', 'admin.sources']);
+  });
+
   it('where .build cannot be made (a read-only package directory), the sources run through tsx', async () => {
     const copy = makeCopy();
     // As root, a read-only directory is still writable; a file where the directory would go is not.

@@ -77,7 +77,7 @@ describe('README and docs', () => {
     cleanups.push(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env, localRunner: true });
     cleanups.push(async () => void (await server.stop('SIGTERM')));
-    await waitFor(() => /^Local runner \d+ connected/m.test(server.stdout), { timeout: 30_000, what: 'the local runner' });
+    await server.localRunnerConnected(30_000);
     const key = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
     const org = `${server.url}/api/v1/ext/orgs/default`;
 
@@ -108,7 +108,7 @@ describe('README and docs', () => {
     cleanups.push(async () => fs.rmSync(cwd, { recursive: true, force: true }));
     const server = await startServerProcess({ dataDir: path.join(cwd, '.drover'), localRunner: true });
     cleanups.push(async () => void (await server.stop('SIGTERM')));
-    await waitFor(() => /^Local runner \d+ connected/m.test(server.stdout), { timeout: 30_000, what: 'the local runner' });
+    await server.localRunnerConnected(30_000);
     const address = new URL(server.url).host;
     // What differs from a reader's run: the server's port (not 7070), curl failing on an HTTP error
     // (-f) so that a wrong id fails the test, and `npx drover` run without npx's own start-up (the
@@ -161,9 +161,7 @@ describe('README and docs', () => {
     const start = async () => {
       const server = await startServerProcess({ dataDir, localRunner: true, env: serverEnv, timeoutMs: 90_000 });
       cleanups.push(async () => void (await server.stop('SIGTERM')));
-      await waitFor(() => /^Local runner \d+ connected/m.test(server.stdout), { timeout: 90_000, what: 'the local runner' }).catch((error: Error) => {
-        throw new Error(`${error.message}\n--- stdout ---\n${server.stdout}\n--- stderr ---\n${server.stderr}`);
-      });
+      await server.localRunnerConnected(90_000);
       return server;
     };
     const first = await start();

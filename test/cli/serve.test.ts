@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http as call, runDrover, startServerProcess } from '../helpers/server-process.ts';
 
+/** Empty databases, as an operator's first start finds them: the server migrates them itself. */
+const FIRST_START = { migrated: false };
+
 const TICKETS = '/api/v1/ext/orgs/default/tickets';
 const API_KEY = /^drv_[A-Za-z0-9]{32,}$/;
 
@@ -112,7 +115,7 @@ describe.each(DATABASES)('drover serve (%s)', (kind) => {
   let firstSlug = '';
 
   beforeAll(async () => {
-    database = await createProcessTestDatabase(kind);
+    database = await createProcessTestDatabase(kind, FIRST_START);
   });
   afterAll(async () => {
     await database?.cleanup();
@@ -221,7 +224,7 @@ describe.each(DATABASES)('drover serve (%s)', (kind) => {
   });
 
   it('SIGTERM with requests in flight (Connection: close clients): they all complete, then the process stops listening and exits 0', async () => {
-    const fresh = await createProcessTestDatabase(kind);
+    const fresh = await createProcessTestDatabase(kind, FIRST_START);
     onTestFinished(() => fresh.cleanup());
     const server = await startServerProcess({ dataDir: fresh.dataDir, env: fresh.env });
     const key = readSecret(fresh.dataDir, 'bootstrap-api-key');
@@ -283,7 +286,7 @@ describe.each(DATABASES)('drover serve (%s)', (kind) => {
   });
 
   it('DROVER_ADMIN_TOKEN: that token is the admin token, and no admin-token file is written', async () => {
-    const fresh = await createProcessTestDatabase(kind);
+    const fresh = await createProcessTestDatabase(kind, FIRST_START);
     try {
       const token = 'env-admin-token-3f9c1d7e5b2a4c6d8e0f';
       const server = await startServerProcess({ dataDir: fresh.dataDir, env: { ...fresh.env, DROVER_ADMIN_TOKEN: token } });
@@ -318,7 +321,7 @@ describe('drover serve: shutdown with keep-alive clients', () => {
   // in close(); as a backstop, during close call `app.server.closeIdleConnections()` every ~100 ms and
   // `closeAllConnections()` after a deadline (e.g. 25 s).
   it('a keep-alive connection whose request was in flight at SIGTERM does not hold the exit back', async () => {
-    const database = await createProcessTestDatabase('sqlite');
+    const database = await createProcessTestDatabase('sqlite', FIRST_START);
     onTestFinished(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env });
     const key = readSecret(database.dataDir, 'bootstrap-api-key');
@@ -352,11 +355,16 @@ function localRunnerProcesses(dataDir: string): number[] {
 
 describe('drover serve with its default local runner (SQLite)', () => {
   it('SIGTERM once the local runner is connected: exits 0', async () => {
-    const database = await createProcessTestDatabase('sqlite');
+    const database = await createProcessTestDatabase('sqlite', FIRST_START);
     onTestFinished(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env, localRunner: true });
-    await eventually(async () => /^Local runner \d+ connected/m.test(server.stdout), 20_000);
+    await server.localRunnerConnected(20_000);
     expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
+    const [runner] = localRunnerProcesses(database.dataDir);
+    expect(runner).toBeDefined();
+    // A larger libuv thread pool for a burst of pods' file work (docs/runners.md "What a pod start costs").
+    const environ = fs.readFileSync(`/proc/${runner}/environ`, 'utf8').split('\0');
+    expect(environ).toContain(`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? '16'}`);
     expect(localRunnerProcesses(database.dataDir)).toHaveLength(1);
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(localRunnerProcesses(database.dataDir)).toEqual([]);
@@ -370,7 +378,7 @@ describe('drover serve with its default local runner (SQLite)', () => {
   // Fix: install the signal handlers before `app.listen` (let `close()` cope with a runner that is
   // not started yet), or announce "listening" only once the local runner is up.
   it('SIGTERM right after "Drover listening on" (local runner still connecting): exits 0', async () => {
-    const database = await createProcessTestDatabase('sqlite');
+    const database = await createProcessTestDatabase('sqlite', FIRST_START);
     onTestFinished(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env, localRunner: true });
     expect(await server.stop('SIGTERM')).toBe(0);
