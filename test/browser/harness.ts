@@ -10,7 +10,6 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { TestDatabase } from '../helpers/databases.ts';
 import type { DatabaseKind } from '../../src/store/db.ts';
 import { createProcessTestDatabase, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { waitFor } from '../helpers/runner-process.ts';
 
 export const CHROMIUM = process.env.DROVER_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const WIDTHS = [1280, 390] as const;
@@ -49,7 +48,7 @@ export function useDashboard(kind: DatabaseKind, extraEnv: Record<string, string
       env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn', DROVER_LOCAL_RUNNER: 'true', DROVER_SWEEP_INTERVAL_MS: '200', ...extraEnv },
     });
     const key = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    await waitFor(() => /Local runner \d+ connected/.test(server.stdout), { timeout: 30_000, what: 'the local runner to connect' });
+    await server.localRunnerConnected(30_000);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     const origin = new URL(server.url).origin;
     const call = async <T>(method: string, p: string, body?: unknown, auth = key) => {

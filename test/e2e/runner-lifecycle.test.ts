@@ -238,7 +238,7 @@ describe('the local runner of drover serve, deleted (SQLite, where it runs by de
     const database = await createProcessTestDatabase('sqlite');
     try {
       const server = await startServerProcess({ dataDir: database.dataDir, env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN }, localRunner: true });
-      const [, id] = (await waitFor(() => /^Local runner (\d+) connected/m.exec(server.stdout), { timeout: 30_000, what: 'the local runner' }))!;
+      const id = await server.localRunnerConnected(30_000);
       const deleted = await http(server.url, 'DELETE', `/api/v1/admin/orgs/default/runners/${id}`, { bearer: ADMIN_TOKEN });
       expect(deleted.status, deleted.text).toBe(200);
       const record = await waitFor(() => server.logRecords().find((r) => String(r.msg).includes("the local runner's credential was revoked")), {

@@ -69,13 +69,27 @@ async function newDatabase(kind: DatabaseKind, templates: DatabaseTemplates | nu
   };
 }
 
+/** The run's migrated templates, when there are any for `kind` (test/global-setup.ts). */
+function templatesFor(kind: DatabaseKind): DatabaseTemplates | null {
+  const templates = inject('databaseTemplates') ?? null;
+  return templates && (kind === 'sqlite' || templates.postgresScript !== null) ? templates : null;
+}
+
+/**
+ * A fresh database already migrated (a copy of the run's template) with no store open on it, for a
+ * child `drover serve` to start on; an unmigrated one when the run has no templates. The server's
+ * own migrator then finds nothing to do.
+ */
+export async function createMigratedTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  return newDatabase(kind, templatesFor(kind));
+}
+
 /**
  * A migrated store on a fresh database, with its cleanup: a copy of the run's migrated template
  * (test/global-setup.ts), or migrated here when the run has none.
  */
 export async function createTestStore(kind: DatabaseKind): Promise<{ store: Store; database: TestDatabase; cleanup(): Promise<void> }> {
-  const templates = inject('databaseTemplates') ?? null;
-  const usable = templates && (kind === 'sqlite' || templates.postgresScript !== null) ? templates : null;
+  const usable = templatesFor(kind);
   const database = await newDatabase(kind, usable);
   const store = database.open();
   if (!usable) await migrateToLatest(store);

@@ -20,12 +20,16 @@ import { DROVER_BIN, REPO_ROOT } from './server-process.ts';
 
 export const STAND_IN_AGENT = path.join(REPO_ROOT, 'test', 'fixtures', 'stand-in-agent.mjs');
 
-/** Polls `probe` until it returns something other than undefined/null/false; throws after `timeout` ms. */
+/**
+ * Polls `probe` until it returns something other than undefined/null/false; throws after `timeout`
+ * ms (default 20 s: a CI run starts every file at once on 2 cores, where a runner's connect or a
+ * pod's start can take several seconds; a generous bound costs nothing when the condition comes).
+ */
 export async function waitFor<T>(
   probe: () => T | Promise<T>,
   options: { timeout?: number; interval?: number; what?: string } = {},
 ): Promise<Exclude<T, undefined | null | false>> {
-  const timeout = options.timeout ?? 10_000;
+  const timeout = options.timeout ?? 20_000;
   const interval = options.interval ?? 50;
   const deadline = Date.now() + timeout;
   let last: unknown;

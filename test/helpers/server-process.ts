@@ -24,12 +24,13 @@ import { afterAll, onTestFinished } from 'vitest';
 import { removeRunnerCgroups } from '../../src/runner/limits/cgroups.ts';
 import { childrenOf } from '../../src/runner/process-group.ts';
 import type { DatabaseKind } from '../../src/store/db.ts';
-import { createTestDatabase, type TestDatabase } from './databases.ts';
+import { createMigratedTestDatabase, createTestDatabase, type TestDatabase } from './databases.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DROVER_BIN = path.join(REPO_ROOT, 'bin', 'drover.mjs');
 
 const LISTENING = /^Drover listening on (http:\/\/\S+)/m;
+const LOCAL_RUNNER_CONNECTED = /^Local runner (\d+) connected/m;
 
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>`, as printed by the server. */
@@ -42,6 +43,12 @@ export interface ServerProcess {
   logRecords(): Array<Record<string, unknown>>;
   /** The stdout lines that are not JSON: the announcements (`Drover listening on …`, keys shown once). */
   announcements(): string[];
+  /**
+   * Waits for `Local runner <id> connected` (a `localRunner: true` server) and returns the id. A
+   * runner's start on a loaded machine (a CI run: every file at once on 2 cores) can take well over
+   * 10 s, hence the default of 45 s; a timeout shows what the server printed.
+   */
+  localRunnerConnected(timeoutMs?: number): Promise<number>;
   /** Resolves with the exit code (null when a signal ended the process) once the child has exited. */
   readonly exited: Promise<number | null>;
   /**
@@ -213,6 +220,19 @@ export async function startServerProcess(options: ServeOptions): Promise<ServerP
         }
       }),
     announcements: () => lines().filter((line) => !line.startsWith('{')),
+    async localRunnerConnected(connectTimeoutMs = 45_000) {
+      const deadline = Date.now() + connectTimeoutMs;
+      for (;;) {
+        const announced = LOCAL_RUNNER_CONNECTED.exec(stdout);
+        if (announced) return Number(announced[1]);
+        const ended = child.exitCode !== null || child.signalCode !== null;
+        if (ended || Date.now() >= deadline) {
+          const why = ended ? `exited (code ${child.exitCode}, signal ${child.signalCode})` : `did not announce its local runner within ${connectTimeoutMs} ms`;
+          throw new Error(`drover serve ${why}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM', stopTimeoutMs = 15_000) {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
@@ -273,15 +293,20 @@ export async function runDrover(
 }
 
 /**
- * A fresh database for child processes, like `createTestDatabase(kind)`. On PostgreSQL the schema
+ * A fresh database for child processes, migrated from the run's template unless `migrated: false`
+ * (then the server migrates it itself, as on a first start: test/cli/serve.test.ts), like
+ * `createTestDatabase(kind)` otherwise. On PostgreSQL, migrating was a quarter of a `drover serve`
+ * start (7.2 s to listening, 5.5 s on a migrated copy, at load 13; on SQLite it costs little);
+ * docs/design.md "Tests: workers and order". On PostgreSQL the schema
  * lives in a database of its own (dropped with `with (force)` by `cleanup()`, which also ends any
  * connection a killed server left behind), not in DATABASE_URL's shared database: so a test can
  * assert what exists in the whole database (nothing outside its schema), and suites running at
  * the same time cannot see each other's schemas. (Kysely's migrator used to mistake another
  * schema's bookkeeping tables for ours; see test/store/postgres-concurrency.test.ts.)
  */
-export async function createProcessTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
-  if (kind === 'sqlite') return createTestDatabase('sqlite');
+export async function createProcessTestDatabase(kind: DatabaseKind, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const create = options.migrated === false ? createTestDatabase : createMigratedTestDatabase;
+  if (kind === 'sqlite') return create('sqlite');
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) throw new Error('PostgreSQL tests need DATABASE_URL');
   const name = `drover_t_${crypto.randomBytes(6).toString('hex')}`;
@@ -292,7 +317,7 @@ export async function createProcessTestDatabase(kind: DatabaseKind): Promise<Tes
   process.env.DATABASE_URL = url.toString();
   let pending: Promise<TestDatabase>;
   try {
-    pending = createTestDatabase('postgres');
+    pending = create('postgres');
   } finally {
     process.env.DATABASE_URL = baseUrl;
   }

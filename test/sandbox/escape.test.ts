@@ -111,8 +111,7 @@ describe.each(DATABASES)('what a pod can reach in its sandbox (%s)', (kind) => {
     });
     adminToken = fs.readFileSync(path.join(database.dataDir, 'admin-token'), 'utf8').trim();
     apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    const announced = await waitFor(() => server.announcements().find((line) => /^Local runner \d+ connected/.test(line)), { what: 'the local runner' });
-    localRunnerId = Number(/^Local runner (\d+)/.exec(announced)![1]);
+    localRunnerId = await server.localRunnerConnected();
 
     const workDir = path.join(scratch, 'runner');
     fs.mkdirSync(workDir, { recursive: true });
