@@ -82,6 +82,11 @@ function killAgentGroups(dir: string): void {
   }
 }
 
+/** Leaves `dir` on disk: it is no longer removed at exit (BENCH_KEEP=1). */
+export function keepTempDir(dir: string): void {
+  tempDirs.delete(dir);
+}
+
 export function removeTempDir(dir: string): void {
   killAgentGroups(dir);
   fs.rmSync(dir, { recursive: true, force: true });
@@ -390,8 +395,8 @@ export function readCpuSeconds(pid: number): number | null {
 
 /**
  * The helper processes of a `drover serve` or `drover runner` process: its local runner (a
- * `drover runner` child) and each runner's process launcher, found through /proc, labelled by
- * `prefix`. The launcher's reaped children are the agents.
+ * `drover runner` child) and each runner's process launchers, found through /proc, labelled by
+ * `prefix`. The launchers' reaped children are the agents.
  */
 export function helperProcesses(pid: number, prefix: string): Record<string, number> {
   const found: Record<string, number> = {};
@@ -417,7 +422,11 @@ export function helperProcesses(pid: number, prefix: string): Record<string, num
         } catch {
           continue;
         }
-        if (cmdline.includes('launcher-child.mjs')) found[`${prefix} launcher`] = child;
+        if (cmdline.includes('launcher-child.mjs')) {
+          // A runner has several launcher helpers (src/runner/launcher.ts): `launcher`, `launcher 2` …
+          const taken = Object.keys(found).filter((label) => label.startsWith(`${prefix} launcher`)).length;
+          found[taken === 0 ? `${prefix} launcher` : `${prefix} launcher ${taken + 1}`] = child;
+        }
         else if (/drover\.mjs runner\b/.test(cmdline)) {
           found[`${prefix} local runner`] = child;
           walk(child, depth + 1);
@@ -594,4 +603,13 @@ export function profileArgs(label: string): string[] {
   fs.mkdirSync(dir, { recursive: true });
   log(`server CPU profile → ${dir} (figures include the profiler's overhead)`);
   return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
+/** The sum of the figures of a runner's launcher helpers (`<prefix> launcher`, `<prefix> launcher 2` …). */
+export function launchersSum(figures: Record<string, number>, prefix: string): number {
+  return round(
+    Object.entries(figures)
+      .filter(([label]) => label === `${prefix} launcher` || label.startsWith(`${prefix} launcher `))
+      .reduce((sum, [, value]) => sum + value, 0),
+  );
 }

@@ -34,6 +34,7 @@ import {
   envInt,
   expect,
   helperProcesses,
+  launchersSum,
   loadAvgText,
   log,
   machineLine,
@@ -152,7 +153,7 @@ export async function run(): Promise<{ rows: Row[] }> {
         // B's runner stands in for a machine of its own (runners are the users' machines, not the
         // server's): on this one it runs at the lowest priority, its launcher and agents with it, so
         // what is measured is what B's flood costs the server, not what B's agents cost this CPU.
-        for (const pid of [runner.pid, pids['runner launcher']]) if (pid !== undefined) os.setPriority(pid, 19);
+        for (const [label, pid] of Object.entries(pids)) if (label === 'runner' || label.startsWith('runner launcher')) os.setPriority(pid, 19);
         const quietLoad = new Load(server, rate, connections);
         const quietCpu = new CpuWindow(pids);
         const quietStart = Date.now();
@@ -208,7 +209,7 @@ export async function run(): Promise<{ rows: Row[] }> {
         const unlimited = await flood('flood with the output quota off');
 
         const cpuText = (u: ReturnType<CpuWindow['end']>) =>
-          `server ${u.pct.server}%, B's runner ${u.pct.runner}% (its launcher ${u.pct['runner launcher'] ?? 0}%, agent ${u.childPct['runner launcher'] ?? 0}%), bench ${u.ownPct}%, other processes ${u.otherPct}% (machine ${u.machinePct}% of one core, 2 cores = 200%; load ${loadAvgText(u.loadAvg.start)} → ${loadAvgText(u.loadAvg.end)})`;
+          `server ${u.pct.server}%, B's runner ${u.pct.runner}% (its launchers ${launchersSum(u.pct, 'runner')}%, agent ${launchersSum(u.childPct, 'runner')}%), bench ${u.ownPct}%, other processes ${u.otherPct}% (machine ${u.machinePct}% of one core, 2 cores = 200%; load ${loadAvgText(u.loadAvg.start)} → ${loadAvgText(u.loadAvg.end)})`;
         const row = (name: string, f: Awaited<ReturnType<typeof flood>>): Row[] => [
           {
             name: `A's GET /tickets p99 while B's pods flood ${floodMb} MiB each ${name}; B's runner at nice 19 (÷ quiet p99)`,

@@ -48,6 +48,12 @@ export interface ScenarioResult {
   serverPeakRssMb: number;
   /** CPU used by the server child / by this (load generator) process, as % of one core. */
   serverCpuPct: number | null;
+  /**
+   * Server CPU time (user + system) per request answered in the measured run, in µs: far less
+   * sensitive to what else runs on the machine than req/s (a shared core slows the rate, not the
+   * work per request).
+   */
+  serverCpuUsPerRequest: number | null;
   loadgenCpuPct: number;
   /**
    * CPU used by everything else on the machine during the run, as % of one core (from /proc/stat):
@@ -56,7 +62,7 @@ export interface ScenarioResult {
   otherCpuPct: number | null;
   machineCores: number;
   /** Every measured attempt when a disturbed run was repeated (see `measure`); the reported one is marked. */
-  attempts?: { reqPerSec: number; p50: number; p99: number; otherCpuPct: number | null; reported: boolean }[];
+  attempts?: { reqPerSec: number; p50: number; p99: number; cpuUsPerRequest: number | null; otherCpuPct: number | null; reported: boolean }[];
 }
 
 interface RawRun {
@@ -185,6 +191,7 @@ export async function runScenario(server: ServerProcess, scenario: Scenario, loa
     warmup,
     serverPeakRssMb: round(peakRssKb / 1024, 1),
     serverCpuPct: serverCpu !== null ? round((serverCpu / wallSec) * 100, 0) : null,
+    serverCpuUsPerRequest: serverCpu !== null && result.requests.total > 0 ? round((serverCpu * 1e6) / result.requests.total, 0) : null,
     loadgenCpuPct: round((ownCpuSec / wallSec) * 100, 0),
     otherCpuPct: otherCpu !== null ? round((otherCpu / wallSec) * 100, 0) : null,
     machineCores: os.cpus().length,
@@ -245,6 +252,7 @@ export async function measure(server: ServerProcess, scenario: Scenario, options
       reqPerSec: a.reqPerSec,
       p50: a.latencyMs.p50,
       p99: a.latencyMs.p99,
+      cpuUsPerRequest: a.serverCpuUsPerRequest,
       otherCpuPct: a.otherCpuPct,
       reported: a === best,
     }));

@@ -4,27 +4,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const children = new Set<ChildProcess>();
-const tempDirs = new Set<string>();
 
-export function makeTempDir(label: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `drover-bench-${label}-`));
-  tempDirs.add(dir);
-  return dir;
-}
+export { keepTempDir, makeTempDir, removeTempDir } from './harness.ts';
 
-export function removeTempDir(dir: string): void {
-  fs.rmSync(dir, { recursive: true, force: true });
-  tempDirs.delete(dir);
-}
-
-/** Synchronous last resort: kills what is still running and removes the temp dirs. */
+/** Synchronous last resort: kills what is still running (the temp dirs go at exit: ./harness.ts). */
 function cleanupNow(): void {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) {
@@ -36,8 +25,7 @@ function cleanupNow(): void {
     }
   }
   children.clear();
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
+  // The temp dirs are bench/harness.ts's: it removes them at exit.
 }
 
 let installed = false;
@@ -181,6 +169,9 @@ export function startBare(jsonFile: string, logDir: string): Promise<ServerProce
 export interface MemoryReading {
   rssKb: number;
   hwmKb: number;
+  /** Of the RSS: anonymous memory (heaps, stacks) and file-backed pages (the binary, libraries). */
+  anonKb: number;
+  fileKb: number;
 }
 
 export function readMemory(pid: number): MemoryReading | null {
@@ -191,7 +182,7 @@ export function readMemory(pid: number): MemoryReading | null {
     return null;
   }
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
-  return { rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
+  return { rssKb: field('VmRSS'), hwmKb: field('VmHWM'), anonKb: field('RssAnon'), fileKb: field('RssFile') };
 }
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux

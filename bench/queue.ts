@@ -45,6 +45,7 @@ import {
   call,
   expect,
   helperProcesses,
+  launchersSum,
   loadAvgText,
   log,
   makeTempDir,
@@ -260,7 +261,7 @@ async function cliOverhead(): Promise<Row[]> {
         { name: '(b) pod outcomes', value: Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(', '), pass: outcomes.completed === count },
         {
           name: '(b) CPU, % of one core',
-          value: `server ${usage.pct.server}%, runner ${usage.pct.runner}%, its launcher ${usage.pct['runner launcher']}% (+ the agents it reaped ${usage.childPct['runner launcher']}%), other processes ${usage.otherPct}% over ${round(usage.seconds, 1)} s`,
+          value: `server ${usage.pct.server}%, runner ${usage.pct.runner}%, its launchers ${launchersSum(usage.pct, 'runner')}% (+ the agents they reaped ${launchersSum(usage.childPct, 'runner')}%), other processes ${usage.otherPct}% over ${round(usage.seconds, 1)} s`,
         },
         { name: '(b) load average (1/5/15 min) start → end', value: `${loadAvgText(usage.loadAvg.start)} → ${loadAvgText(usage.loadAvg.end)}` },
       ];

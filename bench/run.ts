@@ -18,6 +18,7 @@
  *   BENCH_CPU_PROF=1        run the server with --cpu-prof (profiles in bench/results/profiles; figures then
  *                           include profiler overhead and are marked as such)
  *   BENCH_KEEP=1            keep the temp data dirs and server logs     BENCH_STRICT=1  exit 1 when a target fails
+ *   BENCH_NODE_ARGS         extra Node.js flags for the Drover server, space-separated (e.g. `--trace-gc`)
  *   BENCH_QUIET_WAIT=120    before each run, wait up to this many seconds for other processes to use < 25% of a core
  *   BENCH_RETRIES=2         repeat a run disturbed by other processes (>= 25% of a core) up to this many times;
  *                           the least disturbed attempt is reported (chosen on disturbance only), all are in the JSON
@@ -33,6 +34,7 @@ import {
   installCleanupHandlers,
   makeTempDir,
   readMemory,
+  keepTempDir,
   removeTempDir,
   startBare,
   startDrover,
@@ -68,6 +70,8 @@ const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').
 const wanted = (key: string) => only === null || only.has(key);
 const cpuProfile = process.env.BENCH_CPU_PROF === '1';
 const keep = process.env.BENCH_KEEP === '1';
+/** Extra Node.js flags for the Drover server (V8 heap settings, `--trace-gc`), space-separated. */
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 const RESULTS_DIR = path.join(ROOT, 'bench/results');
 const ORG = '/api/v1/ext/orgs/default';
 
@@ -113,6 +117,15 @@ function logStats(file: string): { bytes: number; lines: number } {
   return { bytes, lines };
 }
 
+/** The server's V8 heap by space and its external memory, from its own GET /metrics (MB). */
+async function heapSpaces(server: ServerProcess, dataDir: string): Promise<string> {
+  const token = fs.readFileSync(path.join(dataDir, 'admin-token'), 'utf8').trim();
+  const { status, text } = await request(server, 'GET', '/metrics', { authorization: `Bearer ${token}` });
+  if (status !== 200) return `GET /metrics answered ${status}`;
+  const mb = (pattern: RegExp) => [...text.matchAll(pattern)].map((m) => `${m[1]} ${(Number(m[2]) / 2 ** 20).toFixed(1)}`);
+  return `V8 heap spaces (committed MB): ${mb(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)$/gm).join(', ')}; ${mb(/^nodejs_(external)_memory_bytes (\S+)$/gm).join(', ')}`;
+}
+
 /** The baseline: a bare Fastify child answering the list route with `listJson` from memory. */
 async function runBare(dataDir: string, listJson: string, list: Scenario): Promise<ScenarioResult> {
   const jsonFile = path.join(dataDir, 'list.json');
@@ -150,7 +163,7 @@ async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bares: S
     });
     log(`seeded in ${seeded.seconds.toFixed(1)} s`);
 
-    const profArgs = cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`] : [];
+    const profArgs = [...(cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`] : []), ...nodeArgs];
     const server = await startDrover(dataDir, dataDir, 'drover', profArgs);
     log(`server pid ${server.pid} at ${server.url} (log level info, stdout → ${server.stdoutFile})`);
     const headers = { 'x-api-key': key };
@@ -197,6 +210,7 @@ async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bares: S
       }
       const memory = readMemory(server.pid);
       serverPeakRssMb = Math.max(memory ? memory.hwmKb / 1024 : 0, ...results.map((r) => r.serverPeakRssMb));
+      if (memory) log(`server memory at the end: RSS ${(memory.rssKb / 1024).toFixed(1)} MB (anonymous ${(memory.anonKb / 1024).toFixed(1)}, files ${(memory.fileKb / 1024).toFixed(1)}); ${await heapSpaces(server, dataDir)}`);
     } finally {
       await server.stop();
     }
@@ -210,8 +224,10 @@ async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bares: S
       bares,
     };
   } finally {
-    if (keep) log(`kept ${dataDir}`);
-    else removeTempDir(dataDir);
+    if (keep) {
+      keepTempDir(dataDir);
+      log(`kept ${dataDir}`);
+    } else removeTempDir(dataDir);
   }
 }
 
@@ -234,6 +250,7 @@ async function main(): Promise<number> {
     quietWaitSec: load.quietWaitSec,
     retriesWhenDisturbed: load.retries,
     cpuProfiled: cpuProfile,
+    serverNodeArgs: nodeArgs,
     only: only ? [...only] : null,
   };
   log(`Drover bench: ${meta.cpus}× ${meta.cpuModel}, Node ${meta.node}, commit ${meta.commit}`);
