@@ -7,6 +7,7 @@ import { nameOf, useNames } from '../names.ts';
 import { AssigneePicker, ErrorBanner } from '../ui.tsx';
 import { TICKET_STATUSES, TICKET_TYPES } from '../../../src/protocol/enums.ts';
 import { TicketDialog } from './ticket-dialog.tsx';
+import { useNewest } from '../newest.ts';
 import {
   STATUS_LABELS, emptyColumns, hasFilters, matches, placeTicket, statusOf, byBoardOrder,
   type Card, type Columns, type Filters, type Ticket, type TicketStatus,
@@ -47,8 +48,9 @@ export function BoardView() {
   const columnsRef = useRef(columns);
   columnsRef.current = columns;
 
+  const newest = useNewest();
   const reload = (f = filters) =>
-    loadColumns(f).then(
+    newest(loadColumns(f)).then(
       (c) => {
         setColumns(c);
         setLoaded(true);

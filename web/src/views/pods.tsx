@@ -8,6 +8,7 @@ import { ErrorBanner, Guarded, Status, formatTime, later } from '../ui.tsx';
 import { nameOf, useNames } from '../names.ts';
 import { POD_STATUSES } from '../../../src/protocol/enums.ts';
 import { ACTIVE, podFromEvent, promptLine, type PodItem, type Runner } from './pods-model.ts';
+import { useNewest } from '../newest.ts';
 
 const PAGE = 50;
 
@@ -100,8 +101,9 @@ export function PodsView() {
   const [runners, setRunners] = useState<Runner[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [showForm, setShowForm] = useState(false);
+  const newest = useNewest();
   const load = (s = status) =>
-    api<{ pods: PodItem[]; total: number }>('GET', `/pods${query({ status: s, limit: PAGE })}`).then((page) => {
+    newest(api<{ pods: PodItem[]; total: number }>('GET', `/pods${query({ status: s, limit: PAGE })}`)).then((page) => {
       setPods(page.pods);
       setTotal(page.total);
     }, setError);

@@ -1,6 +1,7 @@
 /** The usage view (docs/dashboard.md "Views"): what agents cost, per day, agent, loop, person. */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
+import { useNewest } from '../newest.ts';
 import { nameOf, useNames, type Names } from '../names.ts';
 import { ErrorBanner, formatCost } from '../ui.tsx';
 import { GROUPS, daysAgo, readUsage, type Group, type UsageReport, type UsageRow } from './usage-model.ts';
@@ -23,9 +24,10 @@ export function UsageView() {
   const [report, setReport] = useState<UsageReport | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [missing, setMissing] = useState(false);
+  const newest = useNewest();
   useEffect(() => {
     setError(null);
-    readUsage(group, from, to).then(setReport, (e) => (e instanceof ApiError && e.status === 404 ? setMissing(true) : setError(e)));
+    newest(readUsage(group, from, to)).then(setReport, (e) => (e instanceof ApiError && e.status === 404 ? setMissing(true) : setError(e)));
   }, [group, from, to]);
   const max = Math.max(0, ...(report?.groups ?? []).map((g) => g.cost_usd ?? 0));
   return (
@@ -99,9 +101,10 @@ export function UsageView() {
 /** A loop's spend today against its daily budget, when the loop has one and the server reports usage. */
 export function LoopBudget({ slug, budget }: { slug: string; budget: number | null | undefined }) {
   const [spent, setSpent] = useState<number | null>(null);
+  const newest = useNewest();
   useEffect(() => {
     const today = daysAgo(0);
-    readUsage('loop', today, today).then((r) => setSpent(r.groups.find((g) => String(g.key) === slug)?.cost_usd ?? 0), () => setSpent(null));
+    newest(readUsage('loop', today, today)).then((r) => setSpent(r.groups.find((g) => String(g.key) === slug)?.cost_usd ?? 0), () => setSpent(null));
   }, [slug]);
   if (spent === null && (budget === null || budget === undefined)) return null;
   return (
