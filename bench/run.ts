@@ -5,7 +5,8 @@
  * slugs), GET /tickets/board, POST /tickets (run last, so the reads see exactly the seeded data),
  * and a bare Fastify child serving the same 20-ticket JSON from memory, driven the same way, in
  * turn with the Drover list (bare, list, bare, list, bare, each after its warm-up); the ratio is
- * the mean of the list runs over the mean of the bare runs.
+ * the mean of the list runs over the mean of the bare runs. The same for POST: the bare child
+ * answers the same POST with a ticket made in memory (bare-post, post, bare-post, post, bare-post).
  * Phase 2: 100,000 seeded tickets (fresh data dir); GET /tickets?limit=20 and GET /tickets/board.
  *
  * The server runs with the rate limit off and at its default `info` log level, its stdout going to
@@ -14,7 +15,7 @@
  * Environment:
  *   BENCH_DURATION=10       seconds per measured run          BENCH_WARMUP=2    warm-up seconds (discarded)
  *   BENCH_CONNECTIONS=50    autocannon connections            BENCH_LARGE=0     skip phase 2
- *   BENCH_LARGE_TICKETS     tickets of phase 2 (100000)       BENCH_ONLY=list,get,board,post,bare  subset
+ *   BENCH_LARGE_TICKETS     tickets of phase 2 (100000)       BENCH_ONLY=list,get,board,post,bare,bare-post  subset
  *   BENCH_CPU_PROF=1        run the server with --cpu-prof (profiles in bench/results/profiles; figures then
  *                           include profiler overhead and are marked as such)
  *   BENCH_KEEP=1            keep the temp data dirs and server logs     BENCH_STRICT=1  exit 1 when a target fails
@@ -126,15 +127,20 @@ async function heapSpaces(server: ServerProcess, dataDir: string): Promise<strin
   return `V8 heap spaces (committed MB): ${mb(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)$/gm).join(', ')}; ${mb(/^nodejs_(external)_memory_bytes (\S+)$/gm).join(', ')}`;
 }
 
-/** The baseline: a bare Fastify child answering the list route with `listJson` from memory. */
-async function runBare(dataDir: string, listJson: string, list: Scenario): Promise<ScenarioResult> {
+/**
+ * The baseline: a bare Fastify child answering the list route with `listJson` from memory
+ * (`bare`), or creating a ticket in memory from the same POST as Drover's (`bare-post`).
+ */
+async function runBare(dataDir: string, listJson: string, scenario: Scenario, name: 'bare' | 'bare-post'): Promise<ScenarioResult> {
   const jsonFile = path.join(dataDir, 'list.json');
   fs.writeFileSync(jsonFile, listJson);
   const bareServer = await startBare(jsonFile, dataDir);
   try {
-    const same = await expectStatus(bareServer, 'GET', list.path, list.headers, 200);
-    if (JSON.stringify(JSON.parse(same)) !== JSON.stringify(JSON.parse(listJson))) throw new Error('the bare server answers a different body');
-    const result = await measure(bareServer, { ...list, name: 'bare' }, load);
+    if (name === 'bare') {
+      const same = await expectStatus(bareServer, 'GET', scenario.path, scenario.headers, 200);
+      if (JSON.stringify(JSON.parse(same)) !== JSON.stringify(JSON.parse(listJson))) throw new Error('the bare server answers a different body');
+    } else await expectStatus(bareServer, 'POST', scenario.path, scenario.headers, 201, scenario.body);
+    const result = await measure(bareServer, { ...scenario, name }, load);
     log(scenarioLine(result));
     return result;
   } finally {
@@ -198,9 +204,9 @@ async function runPhase(spec: PhaseSpec): Promise<{ phase: PhaseResult; bares: S
 
       for (const key of spec.scenarios) {
         if (!wanted(key)) continue;
-        if (key === 'bare') {
-          // In turn with the Drover list runs, so that both see the same machine conditions; Drover idles meanwhile.
-          bares.push(await runBare(dataDir, listJson, scenarios.list));
+        if (key === 'bare' || key === 'bare-post') {
+          // In turn with the Drover list (or POST) runs, so that both see the same machine conditions; Drover idles meanwhile.
+          bares.push(await runBare(dataDir, listJson, key === 'bare' ? scenarios.list : scenarios.post, key));
           continue;
         }
         if (key === 'post') await expectStatus(server, 'POST', scenarios.post.path, scenarios.post.headers, 201, postBody);
@@ -259,18 +265,22 @@ async function main(): Promise<number> {
   if (cpuProfile) log('!!! BENCH_CPU_PROF=1: the server runs under the V8 profiler; figures include its overhead and are not comparable');
 
   const phases: PhaseResult[] = [];
-  // The list and the bare server in turn (bare, list, bare, list, bare), each after its warm-up.
-  const first = await runPhase({ tickets: SMALL_TICKETS, scenarios: ['bare', 'list', 'bare', 'list', 'bare', 'get', 'board', 'post'] });
+  // The list and the bare server in turn (bare, list, bare, list, bare), each after its warm-up;
+  // then POST the same way (last, so that the reads see exactly the seeded data).
+  const first = await runPhase({
+    tickets: SMALL_TICKETS,
+    scenarios: ['bare', 'list', 'bare', 'list', 'bare', 'get', 'board', 'bare-post', 'post', 'bare-post', 'post', 'bare-post'],
+  });
   phases.push(first.phase);
   if (runLarge) {
     const second = await runPhase({ tickets: LARGE_TICKETS, scenarios: ['list', 'board'] });
     phases.push(second.phase);
   }
 
-  const { targets, ratio } = evaluateTargets(phases, first.bares);
+  const { targets, ratio, postRatio } = evaluateTargets(phases, first.bares);
   const problems = problemsOf(phases, first.bares);
   const disturbances = disturbancesOf(phases, first.bares);
-  const results: BenchResults = { meta, phases, bares: first.bares, listToBareRatio: ratio === null ? null : Math.round(ratio * 1000) / 1000, targets, clean: problems.length === 0, problems, disturbances };
+  const results: BenchResults = { meta, phases, bares: first.bares, listToBareRatio: ratio === null ? null : Math.round(ratio * 1000) / 1000, postToBareRatio: postRatio === null ? null : Math.round(postRatio * 1000) / 1000, targets, clean: problems.length === 0, problems, disturbances };
 
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const jsonFile = path.join(RESULTS_DIR, 'latest.json');
