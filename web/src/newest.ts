@@ -5,17 +5,20 @@
  */
 import { useCallback, useRef } from 'preact/hooks';
 
-const never = <T>() => new Promise<T>(() => undefined);
+/**
+ * Reads through one of these apply their answer (or their error) only if no later read was asked
+ * through the same one since. The returned promise settles either way, so a caller may await it.
+ */
+export type Newest = <T>(read: Promise<T>, apply: (value: T) => void, fail: (error: unknown) => void) => Promise<void>;
 
-/** A wrapper for a view's reads: a read's promise settles only if no later read was asked since. */
-export function useNewest(): <T>(read: Promise<T>) => Promise<T> {
+export function useNewest(): Newest {
   const asked = useRef(0);
-  return useCallback(function newest<T>(read: Promise<T>): Promise<T> {
+  return useCallback(<T>(read: Promise<T>, apply: (value: T) => void, fail: (error: unknown) => void) => {
     const mine = ++asked.current;
     const stillNewest = () => mine === asked.current;
     return read.then(
-      (value): Promise<T> => (stillNewest() ? Promise.resolve(value) : never<T>()),
-      (error: unknown): Promise<T> => (stillNewest() ? Promise.reject(error) : never<T>()),
+      (value) => void (stillNewest() && apply(value)),
+      (error: unknown) => void (stillNewest() && fail(error)),
     );
   }, []);
 }

@@ -50,7 +50,8 @@ export function BoardView() {
 
   const newest = useNewest();
   const reload = (f = filters) =>
-    newest(loadColumns(f)).then(
+    newest(
+      loadColumns(f),
       (c) => {
         setColumns(c);
         setLoaded(true);

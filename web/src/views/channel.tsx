@@ -6,6 +6,7 @@ import { scopeReason } from '../scopes.ts';
 import { ErrorBanner, Guarded, formatTime } from '../ui.tsx';
 import type { Channel } from './channels.tsx';
 import { Markdown } from '../markdown.tsx';
+import { useNewest } from '../newest.ts';
 
 interface Message {
   id: number;
@@ -71,9 +72,10 @@ export function ChannelPage({ id }: { id: number }) {
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<unknown>(null);
   const list = useRef<HTMLOListElement>(null);
+  const [newestChannel, newestMessages] = [useNewest(), useNewest()];
   const load = () => {
-    api<{ channel: Channel }>('GET', `/channels/${id}`).then((r) => setChannel(r.channel), setError);
-    api<{ messages: Message[] }>('GET', `/channels/${id}/messages?limit=100`).then((r) => setMessages([...r.messages].reverse()), setError);
+    void newestChannel(api<{ channel: Channel }>('GET', `/channels/${id}`), (r) => setChannel(r.channel), setError);
+    void newestMessages(api<{ messages: Message[] }>('GET', `/channels/${id}/messages?limit=100`), (r) => setMessages([...r.messages].reverse()), setError);
   };
   useEffect(load, [id]);
   useEvents(['message.', 'channel.'], (event) => {

@@ -8,6 +8,7 @@ import { Dialog, ErrorBanner, Guarded, Status, formatCost, formatTime, parseJson
 import { LoopForm } from './loop-form.tsx';
 import { LoopBudget } from './usage.tsx';
 import { runCounts, ACTIVE_RUNS, upsertRun, type Loop, type Run } from './loops-model.ts';
+import { useNewest } from '../newest.ts';
 
 function TriggerForm({ slug, allowed, onTriggered }: { slug: string; allowed: boolean; onTriggered: (run: Run) => void }) {
   const [variables, setVariables] = useState('{}');
@@ -88,9 +89,10 @@ export function LoopPage({ slug }: { slug: string }) {
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState(false);
   const base = `/loops/${encodeURIComponent(slug)}`;
+  const [newestLoop, newestRuns] = [useNewest(), useNewest()];
   const load = () => {
-    api<{ loop: Loop }>('GET', base).then((r) => setLoop(r.loop), setError);
-    api<{ runs: Run[] }>('GET', `${base}/runs?limit=100`).then((r) => setRuns(r.runs), setError);
+    void newestLoop(api<{ loop: Loop }>('GET', base), (r) => setLoop(r.loop), setError);
+    void newestRuns(api<{ runs: Run[] }>('GET', `${base}/runs?limit=100`), (r) => setRuns(r.runs), setError);
   };
   useEffect(load, [slug]);
   useEvents(['loop.', 'run.'], (event) => {

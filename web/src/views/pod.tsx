@@ -7,6 +7,7 @@ import { DeliveryPanel } from './delivery.tsx';
 import { PodFacts } from './pod-facts.tsx';
 import { PodOutput } from './pod-output.tsx';
 import { ACTIVE, podFromEvent, type Pod, type Usage } from './pods-model.ts';
+import { useNewest } from '../newest.ts';
 
 /** What was used and what it cost; `budget`: the pod's own limit (`CONFIG max_cost_usd`), spend shown against it. */
 export function UsageFacts({ usage, budget }: { usage: Usage | null | undefined; budget?: number | null }) {
@@ -43,7 +44,8 @@ export function PodPage({ podKey }: { podKey: string }) {
   const [pod, setPod] = useState<Pod | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const load = () => api<{ pod: Pod }>('GET', `/pods/${encodeURIComponent(podKey)}`).then((r) => setPod((current) => (current?.key === podKey ? later(current, r.pod) : r.pod)), setError);
+  const newest = useNewest();
+  const load = () => newest(api<{ pod: Pod }>('GET', `/pods/${encodeURIComponent(podKey)}`), (r) => setPod((current) => (current?.key === podKey ? later(current, r.pod) : r.pod)), setError);
   useEffect(() => void load(), [podKey]);
   useEvents(['pod.'], (event) => {
     if (event.type === 'reset') return void load();

@@ -103,7 +103,7 @@ export function PodsView() {
   const [showForm, setShowForm] = useState(false);
   const newest = useNewest();
   const load = (s = status) =>
-    newest(api<{ pods: PodItem[]; total: number }>('GET', `/pods${query({ status: s, limit: PAGE })}`)).then((page) => {
+    newest(api<{ pods: PodItem[]; total: number }>('GET', `/pods${query({ status: s, limit: PAGE })}`), (page) => {
       setPods(page.pods);
       setTotal(page.total);
     }, setError);

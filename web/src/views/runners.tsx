@@ -4,6 +4,7 @@ import { useCan, useEvents } from '../context.ts';
 import { resourceOf } from '../live.ts';
 import { ErrorBanner, Status, formatTime } from '../ui.tsx';
 import { podFromEvent, type Runner } from './pods-model.ts';
+import { useNewest } from '../newest.ts';
 
 function Load({ runner }: { runner: Runner }) {
   return (
@@ -104,9 +105,10 @@ export function RunnerPage({ id }: { id: number }) {
   const [runner, setRunner] = useState<Runner | null>(null);
   const [pods, setPods] = useState<RunnerPod[]>([]);
   const [error, setError] = useState<unknown>(null);
+  const [newestRunner, newestPods] = [useNewest(), useNewest()];
   const load = () => {
-    api<{ runner: Runner }>('GET', `/runners/${id}`).then((r) => setRunner(r.runner), setError);
-    api<{ pods: RunnerPod[] }>('GET', `/runners/${id}/pods`).then((r) => setPods(r.pods), setError);
+    void newestRunner(api<{ runner: Runner }>('GET', `/runners/${id}`), (r) => setRunner(r.runner), setError);
+    void newestPods(api<{ pods: RunnerPod[] }>('GET', `/runners/${id}/pods`), (r) => setPods(r.pods), setError);
   };
   useEffect(load, [id]);
   useRunnerEvents((r) => r.id === id && setRunner((cur) => (cur ? { ...cur, ...r } : r)), load);

@@ -11,6 +11,7 @@ import { TicketHistory } from './ticket-history.tsx';
 import { upsertPod, type TicketDetail, type TicketPod } from './ticket-model.ts';
 import { RunAgentForm } from './ticket-run.tsx';
 import { resourceOf } from '../live.ts';
+import { useNewest } from '../newest.ts';
 
 function PodsTable({ pods }: { pods: TicketPod[] }) {
   if (pods.length === 0) return <p class="hint">No pod has worked on this ticket yet. Run an agent below.</p>;
@@ -56,8 +57,9 @@ export function TicketPage({ slug }: { slug: string }) {
   const [pods, setPods] = useState<TicketPod[]>([]);
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const newest = useNewest();
   const load = () =>
-    api<{ ticket: TicketDetail }>('GET', `/tickets/${encodeURIComponent(slug)}`).then((r) => {
+    newest(api<{ ticket: TicketDetail }>('GET', `/tickets/${encodeURIComponent(slug)}`), (r) => {
       setTicket((t) => later(t, r.ticket));
       if (r.ticket.pods) setPods(r.ticket.pods);
       // A server without the ticket's `pods` may still filter pods by ticket; without either, the

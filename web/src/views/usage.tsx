@@ -27,7 +27,7 @@ export function UsageView() {
   const newest = useNewest();
   useEffect(() => {
     setError(null);
-    newest(readUsage(group, from, to)).then(setReport, (e) => (e instanceof ApiError && e.status === 404 ? setMissing(true) : setError(e)));
+    void newest(readUsage(group, from, to), setReport, (e) => (e instanceof ApiError && e.status === 404 ? setMissing(true) : setError(e)));
   }, [group, from, to]);
   const max = Math.max(0, ...(report?.groups ?? []).map((g) => g.cost_usd ?? 0));
   return (
@@ -104,7 +104,7 @@ export function LoopBudget({ slug, budget }: { slug: string; budget: number | nu
   const newest = useNewest();
   useEffect(() => {
     const today = daysAgo(0);
-    newest(readUsage('loop', today, today)).then((r) => setSpent(r.groups.find((g) => String(g.key) === slug)?.cost_usd ?? 0), () => setSpent(null));
+    void newest(readUsage('loop', today, today), (r) => setSpent(r.groups.find((g) => String(g.key) === slug)?.cost_usd ?? 0), () => setSpent(null));
   }, [slug]);
   if (spent === null && (budget === null || budget === undefined)) return null;
   return (
