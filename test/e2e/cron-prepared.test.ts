@@ -13,13 +13,11 @@
  * - a `skip` loop whose previous run is still active when the others are prepared gets no run
  *   ahead: its slot is decided at M, as without the lead (a `skipped` run created at M or later).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
+import { DATABASES } from '../helpers/databases.ts';
 import { ORG, podClient, type PodDetail } from '../helpers/pod-client.ts';
-import { commandLine, podProcesses, runnerPath, standInBinDir, startRunnerProcess, tempDir, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
-import { createProcessTestDatabase, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { commandLine, podProcesses, waitFor, type RunnerProcess } from '../helpers/runner-process.ts';
+import { startSandboxFixture, type SandboxFixture } from '../helpers/sandbox-fixture.ts';
 
 const ADMIN_TOKEN = 'drvadm_cron_prepared_admin_token_0123456789abc';
 const LOOPS = `${ORG}/loops`;
@@ -40,43 +38,30 @@ const ms = (iso: string | null) => (iso === null ? NaN : Date.parse(iso));
 const waitingForSlot = (key: string): boolean => podProcesses(key).some((pid) => commandLine(pid).startsWith('/bin/sh -c read -r _ <&4'));
 
 describe.each(DATABASES)('cron runs prepared ahead of their slot (%s)', (kind) => {
-  let database: TestDatabase;
-  let server: ServerProcess;
+  let fixture: SandboxFixture;
   let runner: RunnerProcess;
-  let scratch: string;
-  let binDir: string;
-  let apiKey: string;
   const c = podClient(
-    () => server.url,
-    () => apiKey,
+    () => fixture.server.url,
+    () => fixture.apiKey,
     ADMIN_TOKEN,
   );
 
   beforeAll(async () => {
-    database = await createProcessTestDatabase(kind);
-    scratch = tempDir('cron-prepared');
-    binDir = standInBinDir([]);
-    server = await startServerProcess({
-      dataDir: database.dataDir,
-      env: { ...database.env, DROVER_ADMIN_TOKEN: ADMIN_TOKEN, DROVER_LOG_LEVEL: 'warn', DROVER_CRON_TICK_MS: '200', DROVER_SWEEP_INTERVAL_MS: '200', DROVER_CRON_PREPARE_AHEAD_MS: String(LEAD_MS) },
+    fixture = await startSandboxFixture({
+      kind,
+      adminToken: ADMIN_TOKEN,
+      name: 'cron-prepared',
+      runnerName: 'slot-runner',
+      runnerMaxPods: 8,
+      // The fixture's; the loops here work in a scratch workspace, not in it.
+      repository: { name: 'unused', fullName: 'acme/unused', files: { 'README.md': 'unused\n' } },
+      serverEnv: { DROVER_CRON_TICK_MS: '200', DROVER_SWEEP_INTERVAL_MS: '200', DROVER_CRON_PREPARE_AHEAD_MS: String(LEAD_MS) },
     });
-    apiKey = fs.readFileSync(path.join(database.dataDir, 'bootstrap-api-key'), 'utf8').trim();
-    runner = await startRunnerProcess({
-      server: server.url,
-      token: await c.registrationToken(),
-      workDir: path.join(scratch, 'runner'),
-      name: 'slot-runner',
-      maxPods: 8,
-      env: { PATH: runnerPath(binDir), HOME: scratch, LANG: 'C.UTF-8' },
-    });
-    await waitFor(async () => (await c.runnerStatus(runner.runnerId)) === 'online', { what: 'runner online' });
-  });
+    runner = fixture.runner;
+  }, 240_000);
 
   afterAll(async () => {
-    await runner?.stop();
-    await server?.stop();
-    await database?.cleanup();
-    for (const dir of [scratch, binDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    await fixture?.stop();
   });
 
   async function createLoop(slug: string, prompt: string): Promise<void> {

@@ -18,6 +18,8 @@ export interface SandboxFixtureOptions {
   /** Names the scratch directory: `drover-e2e-<name>-…`. */
   name: string;
   runnerName: string;
+  /** The runner's pod slots (its default when not given). */
+  runnerMaxPods?: number;
   repository: { name: string; fullName: string; files: Record<string, string>; token?: string };
   /** More server environment. */
   serverEnv?: Record<string, string>;
@@ -70,6 +72,7 @@ export async function startSandboxFixture(options: SandboxFixtureOptions): Promi
       token: await c.registrationToken(),
       workDir,
       name: options.runnerName,
+      ...(options.runnerMaxPods === undefined ? {} : { maxPods: options.runnerMaxPods }),
       env: { PATH: runnerPath(), HOME: scratch, LANG: 'C.UTF-8' },
       timeoutMs: START_TIMEOUT_MS,
     }));
