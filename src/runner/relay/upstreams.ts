@@ -20,7 +20,6 @@ export interface CheckedUpstream {
   lookup: LookupFunction;
 }
 
-
 export class UpstreamAddresses {
   private readonly entries = new Map<string, { upstream: CheckedUpstream; until: number }>();
 

@@ -161,14 +161,9 @@ export class UsageReader {
   }
 
   /** Whole events (`buf` starts where one starts and ends where one ends): those that mention usage are read. */
-  private events(buf: Buffer): void {
+  private events(whole: Buffer): void {
+    const buf = this.opening(whole);
     let at = buf.indexOf(USAGE);
-    if (at !== -1 && this.first && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
-      // A byte order mark opening the stream is not part of its first line.
-      buf = buf.subarray(3);
-      at -= 3;
-    }
-    this.first = false;
     while (at !== -1) {
       // The event around it: from the end of the one before (or the start) to its own end.
       let start = buf.lastIndexOf(LF, at);
@@ -179,6 +174,13 @@ export class UsageReader {
       this.lines(buf.toString('utf8', start + 1, stop));
       at = buf.indexOf(USAGE, stop);
     }
+  }
+
+  /** `buf` without the byte order mark that may open the stream (not part of its first line), when it is the stream's first piece read. */
+  private opening(buf: Buffer): Buffer {
+    const bom = this.first && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
+    this.first = false;
+    return bom ? buf.subarray(3) : buf;
   }
 
   /** Complete lines of one or more events. */
@@ -222,10 +224,8 @@ export class UsageReader {
     if (this.streamed) {
       // The last event, if the stream did not end it with a blank line.
       if (this.tail.length > 0) {
-        let rest = Buffer.concat(this.tail);
+        const rest = this.opening(Buffer.concat(this.tail));
         this.tail = [];
-        if (this.first && rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf) rest = rest.subarray(3);
-        this.first = false;
         this.lines(rest.toString('utf8'));
       }
       this.dispatch();
