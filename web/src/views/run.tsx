@@ -9,7 +9,6 @@ import { DeliveryPanel } from './delivery.tsx';
 import { RunDeliveries, type CallbackDelivery } from './run-deliveries.tsx';
 import { UsageFacts } from './pod.tsx';
 import { ACTIVE_RUNS, type Run } from './loops-model.ts';
-import { useNewest } from '../newest.ts';
 
 export function RunPage({ slug, runId }: { slug: string; runId: number }) {
   const canWrite = useCan('loops:write');
@@ -18,15 +17,13 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
   const [deliveries, setDeliveries] = useState<CallbackDelivery[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const base = `/loops/${encodeURIComponent(slug)}/runs/${runId}`;
-  const [newest, newestDeliveries] = [useNewest(), useNewest()];
   const loadDeliveries = () =>
-    newestDeliveries(
-      api<{ deliveries: CallbackDelivery[] }>('GET', `${base}/deliveries`),
+    api<{ deliveries: CallbackDelivery[] }>('GET', `${base}/deliveries`).then(
       (r) => setDeliveries(r.deliveries),
       (e) => setDeliveries(e instanceof ApiError && e.status === 404 ? [] : null),
     );
   const load = () => {
-    void newest(api<{ run: Run }>('GET', base), (r) => setRun((current) => later(current, r.run)), setError);
+    api<{ run: Run }>('GET', base).then((r) => setRun((current) => later(current, r.run)), setError);
     void loadDeliveries();
   };
   useEffect(load, [slug, runId]);
