@@ -122,7 +122,8 @@ describe.each(DATABASES)('cron runs prepared ahead of their slot (%s)', (kind) =
     expect(ms(pod.started_at)).toBeGreaterThanOrEqual(slot);
     const printed = Number(/agent-at (\d+)/.exec(await c.output(pod.key))?.[1]);
     expect(printed).toBeGreaterThanOrEqual(slot);
-    expect((await runOfSlot('at-slot', slot))?.status).toBe('completed');
+    // The run follows its pod in the transaction after the pod's (docs/api.md "Loops and runs").
+    await waitFor(async () => (await runOfSlot('at-slot', slot))?.status === 'completed', { timeout: 10_000, what: 'the run of at-slot completed' });
 
     for (const [i, slug] of ['disabled', 'deleted', 'terminated'].entries()) {
       expect(stopped[i], slug).toMatchObject({ status: 'terminated', started_at: null });
