@@ -122,6 +122,14 @@ export async function setNextRunAt(db: Executor, id: number, at: number | null):
   await db.updateTable('loops').set({ next_run_at: at }).where('id', '=', id).execute();
 }
 
+/**
+ * Moves an enabled loop's next slot back to `slot` if it has moved past it (a prepared run of that
+ * slot was withdrawn: the slot may fire again). A loop disabled or deleted meanwhile is left alone.
+ */
+export async function bringSlotBack(db: Executor, id: number, slot: number): Promise<void> {
+  await db.updateTable('loops').set({ next_run_at: slot }).where('id', '=', id).where('status', '=', 'enabled').where('next_run_at', '>', slot).execute();
+}
+
 /** The earliest slot of any enabled loop (the scheduler sets a timer for it). */
 export async function earliestNextRunAt(db: Executor): Promise<number | null> {
   const row = await db

@@ -4,7 +4,8 @@
  * policy would start a run gets its run for the slot once (also with two passes side by side, as
  * two replicas), its pod created with the slot, the runner told the time left; a `skip` loop whose
  * run is still active is left to the slot; a PUT before the slot withdraws the prepared run and the
- * slot is prepared again; a lead of 0 prepares nothing. A prepared pod's `started_at` is when
+ * slot is prepared again; a manual trigger the prepared run would skip withdraws it and is decided
+ * first, the slot at the slot; a lead of 0 prepares nothing. A prepared pod's `started_at` is when
  * the runner's report arrived.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -116,6 +117,42 @@ describe.each(DATABASES)('cron runs prepared ahead on %s', (kind: DatabaseKind) 
     const again = (await runsOfSlot()).find((r) => r.slug === 'cron-0')!;
     expect(again.id).not.toBe(first.id);
     expect((await findPodByKey(ctx.store.db, again.pod_key!))!.prompt).toBe('echo changed');
+  });
+
+  it('a manual trigger that the prepared run would skip goes first: the prepared run gives way, the slot is decided at the slot', async () => {
+    clock = SLOT - 10_000;
+    await fire(LEAD);
+    const first = (await runsOfSlot()).find((r) => r.slug === 'cron-0')!;
+    clock = SLOT - 8_000;
+    const manual = await manualTrigger(ctx, org.id, 'cron-0', undefined);
+    expect(manual).toMatchObject({ status: 'pending', trigger_type: 'manual' });
+    expect(manual.pod_key).not.toBeNull();
+    const withdrawn = await ctx.store.db.selectFrom('loop_runs').selectAll().where('id', '=', first.id).executeTakeFirstOrThrow();
+    expect(withdrawn).toMatchObject({ status: 'cancelled', scheduled_at: null });
+    expect(withdrawn.error_message).toMatch(/^withdrawn before its slot \(2026-03-01T12:01:00.000Z\): a run of the loop was triggered by hand/);
+    expect((await findPodByKey(ctx.store.db, first.pod_key!))!.status).toBe('terminated');
+    const loop = () => ctx.store.db.selectFrom('loops').select('next_run_at').where('slug', '=', 'cron-0').executeTakeFirstOrThrow();
+    expect((await loop()).next_run_at).toBe(SLOT);
+
+    // Not prepared again (the manual run holds the one slot); at the slot it is skipped, as without the lead.
+    clock = SLOT - 7_000;
+    await fire(LEAD);
+    expect((await runsOfSlot()).find((r) => r.slug === 'cron-0')).toBeUndefined();
+    clock = SLOT;
+    await fire(LEAD);
+    expect((await runsOfSlot()).find((r) => r.slug === 'cron-0')).toMatchObject({ status: 'skipped', created_at: SLOT });
+    expect((await loop()).next_run_at).toBe(SLOT + 60_000);
+  });
+
+  it('a manual trigger with a slot free beside the prepared run leaves it prepared', async () => {
+    await updateLoop(ctx, org.id, 'cron-1', { max_concurrent_runs: 2 });
+    clock = SLOT - 10_000;
+    await fire(LEAD);
+    const first = (await runsOfSlot()).find((r) => r.slug === 'cron-1')!;
+    clock = SLOT - 8_000;
+    expect(await manualTrigger(ctx, org.id, 'cron-1', undefined)).toMatchObject({ status: 'pending', trigger_type: 'manual' });
+    expect((await runsOfSlot()).find((r) => r.slug === 'cron-1')).toMatchObject({ id: first.id, status: 'pending' });
+    expect((await ctx.store.db.selectFrom('loops').select('next_run_at').where('slug', '=', 'cron-1').executeTakeFirstOrThrow()).next_run_at).toBe(SLOT + 60_000);
   });
 
   it('a run recorded at its slot is never taken for a prepared one, whatever clock reads it: its pod starts at once, a PUT leaves it be', async () => {

@@ -8,6 +8,7 @@ import type { PodConfig } from '../pods/model.ts';
 import { terminatePod } from '../pods/service.ts';
 import { iso } from '../iso.ts';
 import { startRuns, endRun } from './run-flow.ts';
+import { wouldStartNow } from './runs.ts';
 import { attachPodWithEvent, followSandbox, preparedSlot, START_RETRY_MS } from './run-records.ts';
 
 /** Runs follow their pods; the sweeper times runs out and retries starts; cancelling. */
@@ -45,6 +46,21 @@ export async function withdrawPreparedRuns(ctx: DomainContext, loopId: number, r
     withdrawn++;
   }
   return withdrawn;
+}
+
+/**
+ * A manual trigger of `loop` that a run prepared for a slot still to come would keep from starting
+ * (a `skip` loop's one slot taken, a `queue` loop's run queued behind it): the prepared runs, whose
+ * agents have not started, give way and are withdrawn, so the trigger is decided as it would be
+ * without the lead (docs/decisions.md "Loops and runs"). The earliest slot withdrawn, to bring back
+ * (store/loops.ts bringSlotBack) once the trigger is recorded, or null when nothing gave way.
+ */
+export async function giveWayToTrigger(ctx: DomainContext, loop: LoopRow): Promise<number | null> {
+  const now = ctx.now();
+  const slots = (await runs.activeRuns(ctx.store.db, loop.id, ['pending'])).map(preparedSlot).filter((slot): slot is number => slot !== null && slot > now);
+  if (slots.length === 0 || (await wouldStartNow(ctx.store.db, loop, now))) return null;
+  if ((await withdrawPreparedRuns(ctx, loop.id, 'a run of the loop was triggered by hand')) === 0) return null;
+  return Math.min(...slots);
 }
 
 /** A pod of a run started or ended: the run follows (docs/api.md "Loops and runs"). */

@@ -20,7 +20,7 @@ import { callbackGuardProblem } from '../webhooks/callback-check.ts';
 import { labelsColumn } from '../runners/labels.ts';
 import { applyLoopPreset } from '../presets/apply.ts';
 import { type LoopFields, DEFAULT_AUTOPILOT_CONFIG, DEFAULT_TIMEOUT_MINUTES, callbackUrlProblem, checkVariablesDepth, slugFromName, uniqueSlug } from './model.ts';
-import { cancelRuns, withdrawPreparedRuns } from './run-follow.ts';
+import { cancelRuns, giveWayToTrigger, withdrawPreparedRuns } from './run-follow.ts';
 import { startQueuedRuns, triggerRun } from './runs.ts';
 import { nextRunAt, validateCron, validateTimezone } from './schedule.ts';
 import { scheduleWorkspaceRemovals } from '../runners/workspace-removals.ts';
@@ -229,7 +229,13 @@ export async function manualTrigger(ctx: DomainContext, orgId: number, slug: str
   // A bad body is 400 before an unknown loop is 404 (docs/api.md "Authentication").
   checkVariablesDepth('/variables', variables);
   const loop = await requireLoop(ctx.store.db, orgId, slug);
-  return triggerRun(ctx, loop.id, { type: 'manual', variables });
+  const withdrawnSlot = await giveWayToTrigger(ctx, loop);
+  try {
+    return await triggerRun(ctx, loop.id, { type: 'manual', variables });
+  } finally {
+    // After the trigger is recorded: the slot is then decided with its run counted, at the slot.
+    if (withdrawnSlot !== null) await loops.bringSlotBack(ctx.store.db, loop.id, withdrawnSlot);
+  }
 }
 
 export async function listLoops(ctx: DomainContext, orgId: number, page: { limit: number; offset: number } | null) {
