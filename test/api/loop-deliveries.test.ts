@@ -124,8 +124,16 @@ describe.each(DATABASES)('run deliveries on %s', (kind) => {
         { attempt: 1, attempted_at: firstAt, status_code: 500, error: 'HTTP 500' },
       ]);
       for (const a of delivery.attempts) expect(a.duration_ms).toBeGreaterThanOrEqual(0);
-      expect(await runOf(base, runId)).toMatchObject({ callback_status: 'delivered' });
+      const settled = await runOf(base, runId);
+      expect(settled).toMatchObject({ callback_status: 'delivered' });
       expect(receiver.hitsFor(delivery.webhook_id)).toBe(2);
+      // The outcome is announced: the run's last event is a run.updated showing it as GET does (a page
+      // showing the deliveries reads them again on it; the retried attempt alone is not announced).
+      const events = await t.store.db.selectFrom('events').select(['type', 'payload']).where('type', 'like', 'run.%').orderBy('id', 'desc').execute();
+      const ofRun = events.filter((e) => (JSON.parse(e.payload) as { run: { id: number } }).run.id === runId);
+      expect(ofRun[0].type).toBe('run.updated');
+      expect((JSON.parse(ofRun[0].payload) as { run: unknown }).run).toEqual(settled);
+      expect(ofRun.filter((e) => (JSON.parse(e.payload) as { run: { callback_status: string } }).run.callback_status === 'delivered')).toHaveLength(1);
 
       // Nothing secret in it: no signing secret, no stored payload.
       res = await list(base, runId);

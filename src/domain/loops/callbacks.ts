@@ -3,6 +3,7 @@ import * as runs from '../../store/loop-runs.ts';
 import type { LoopRow, LoopRunRow } from '../../store/schema-loops.ts';
 import type { DomainContext } from '../context.ts';
 import { enqueueWebhook } from '../webhooks/outbox.ts';
+import { recordRunEvent } from './events.ts';
 import { runRecords } from './records.ts';
 
 export const RUN_FINISHED_EVENT = 'loop.run.finished';
@@ -25,8 +26,14 @@ export async function announceRunEnd(trx: Executor, ctx: DomainContext, loop: Lo
   });
 }
 
-/** The sender settled a delivery: the run's callback_status shows it. */
+/**
+ * The sender settled a delivery: the run's callback_status shows it, and a `run.updated` says so
+ * (a run page showing the deliveries reads them again on it: nothing else announces the outcome).
+ */
 export async function callbackSettled(ctx: DomainContext, subject: { type: string; id: number }, status: 'delivered' | 'failed'): Promise<void> {
   if (subject.type !== RUN_SUBJECT) return;
-  await runs.updateRun(ctx.store.db, subject.id, { callback_status: status });
+  await ctx.store.transaction(async (trx) => {
+    await runs.updateRun(trx, subject.id, { callback_status: status });
+    await recordRunEvent(ctx, trx, 'run.updated', subject.id);
+  });
 }

@@ -27,7 +27,8 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
     void loadDeliveries();
   };
   useEffect(load, [slug, runId]);
-  // A retry is due at a known time and no event announces its outcome: read the deliveries then.
+  // A retry is due at a known time, and only a delivery's final outcome comes as an event (the
+  // run's callback_status, run.updated): after a failed attempt that will be retried, read them then.
   useEffect(() => {
     const due = (deliveries ?? []).filter((d) => d.status === 'pending' && d.next_attempt_at).map((d) => Date.parse(d.next_attempt_at!));
     if (due.length === 0) return;
