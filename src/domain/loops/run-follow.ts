@@ -29,23 +29,43 @@ export async function cancelRuns(ctx: DomainContext, loopId: number, statuses: r
   }
 }
 
+/** A run prepared ahead of its slot (./cron.ts preparePass), and that slot. */
+interface PreparedRun {
+  run: LoopRunRow;
+  slot: number;
+}
+
+/** A loop's prepared runs still pending (their agents have not started) whose slot is still to come. */
+async function preparedRunsToCome(ctx: DomainContext, loopId: number): Promise<PreparedRun[]> {
+  const now = ctx.now();
+  return (await runs.activeRuns(ctx.store.db, loopId, ['pending'])).flatMap((run) => {
+    const slot = preparedSlot(run);
+    return slot !== null && slot > now ? [{ run, slot }] : [];
+  });
+}
+
 /**
- * Withdraws a loop's runs prepared ahead of a slot still to come (./cron.ts preparePass), when the
- * loop is disabled or edited before that slot: each is cancelled, its pod stopped before its agent
- * starts, and its `scheduled_at` cleared, so the slot can fire again for the loop as it now is
+ * Withdraws `prepared`: each run still before its slot is cancelled, its pod stopped before its
+ * agent starts, and its `scheduled_at` cleared, so the slot can fire again. The slots withdrawn.
+ */
+async function withdraw(ctx: DomainContext, prepared: readonly PreparedRun[], reason: string): Promise<number[]> {
+  const withdrawn: number[] = [];
+  for (const { run, slot } of prepared) {
+    if (slot <= ctx.now()) continue;
+    if (!(await endRun(ctx, run.id, ['pending'], 'cancelled', `withdrawn before its slot (${iso(slot)}): ${reason}`))) continue;
+    await runs.updateRun(ctx.store.db, run.id, { scheduled_at: null });
+    withdrawn.push(slot);
+  }
+  return withdrawn;
+}
+
+/**
+ * Withdraws a loop's runs prepared ahead of a slot still to come, when the loop is disabled or
+ * edited before that slot, so the slot can fire again for the loop as it now is
  * (docs/decisions.md "Loops and runs"). Returns how many were withdrawn.
  */
 export async function withdrawPreparedRuns(ctx: DomainContext, loopId: number, reason: string): Promise<number> {
-  let withdrawn = 0;
-  for (const run of await runs.activeRuns(ctx.store.db, loopId, ['pending'])) {
-    // Prepared, still pending (its agent has not started), and its slot to come.
-    const slot = preparedSlot(run);
-    if (slot === null || slot <= ctx.now()) continue;
-    if (!(await endRun(ctx, run.id, ['pending'], 'cancelled', `withdrawn before its slot (${iso(slot)}): ${reason}`))) continue;
-    await runs.updateRun(ctx.store.db, run.id, { scheduled_at: null });
-    withdrawn++;
-  }
-  return withdrawn;
+  return (await withdraw(ctx, await preparedRunsToCome(ctx, loopId), reason)).length;
 }
 
 /**
@@ -56,11 +76,10 @@ export async function withdrawPreparedRuns(ctx: DomainContext, loopId: number, r
  * (store/loops.ts bringSlotBack) once the trigger is recorded, or null when nothing gave way.
  */
 export async function giveWayToTrigger(ctx: DomainContext, loop: LoopRow): Promise<number | null> {
-  const now = ctx.now();
-  const slots = (await runs.activeRuns(ctx.store.db, loop.id, ['pending'])).map(preparedSlot).filter((slot): slot is number => slot !== null && slot > now);
-  if (slots.length === 0 || (await wouldStartNow(ctx.store.db, loop, now))) return null;
-  if ((await withdrawPreparedRuns(ctx, loop.id, 'a run of the loop was triggered by hand')) === 0) return null;
-  return Math.min(...slots);
+  const prepared = await preparedRunsToCome(ctx, loop.id);
+  if (prepared.length === 0 || (await wouldStartNow(ctx.store.db, loop, ctx.now()))) return null;
+  const withdrawn = await withdraw(ctx, prepared, 'a run of the loop was triggered by hand');
+  return withdrawn.length === 0 ? null : Math.min(...withdrawn);
 }
 
 /** A pod of a run started or ended: the run follows (docs/api.md "Loops and runs"). */
