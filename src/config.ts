@@ -31,6 +31,8 @@ export interface ServerConfig {
   readonly providerTimeoutMs: number;
   /** DROVER_LOCAL_RUNNER_MAX_PODS: slots of the in-process runner. */
   readonly localRunnerMaxPods: number;
+  /** DROVER_LOCAL_RUNNER_START_WAIT_SECONDS: how long the start waits for the local runner before it goes on (30). */
+  readonly localRunnerStartWaitMs: number;
   /** DROVER_LOCAL_RUNNER_SANDBOX: how the local runner sandboxes its pods (`bwrap`, the default, or `none`). */
   readonly localRunnerSandbox: 'bwrap' | 'none';
   /** DROVER_POD_ORPHAN_GRACE_SECONDS: runner silence before its pods are `orphaned` (120). */
@@ -146,6 +148,7 @@ export function loadServerConfig(flags: ServeFlags = {}, env: NodeJS.ProcessEnv 
     secretKey,
     providerTimeoutMs: intFrom('DROVER_PROVIDER_TIMEOUT_MS', env.DROVER_PROVIDER_TIMEOUT_MS, 10_000, 1),
     localRunnerMaxPods: intFrom('DROVER_LOCAL_RUNNER_MAX_PODS', env.DROVER_LOCAL_RUNNER_MAX_PODS, 4, 1),
+    localRunnerStartWaitMs: intFrom('DROVER_LOCAL_RUNNER_START_WAIT_SECONDS', env.DROVER_LOCAL_RUNNER_START_WAIT_SECONDS, 30, 0) * 1000,
     localRunnerSandbox: oneOf('DROVER_LOCAL_RUNNER_SANDBOX', env.DROVER_LOCAL_RUNNER_SANDBOX, ['bwrap', 'none'] as const, 'bwrap'),
     orphanGraceMs: intFrom('DROVER_POD_ORPHAN_GRACE_SECONDS', env.DROVER_POD_ORPHAN_GRACE_SECONDS, 120, 1) * 1000,
     orphanFailMs: intFrom('DROVER_POD_ORPHAN_FAIL_SECONDS', env.DROVER_POD_ORPHAN_FAIL_SECONDS, 3600, 1) * 1000,

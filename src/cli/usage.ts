@@ -104,6 +104,8 @@ Environment of serve:
   DROVER_HOST, DROVER_PORT, DROVER_DATA_DIR   as --host, --port, --data-dir
   DROVER_LOCAL_RUNNER     true/false: start the local runner (default: true on SQLite, false on PostgreSQL)
   DROVER_LOCAL_RUNNER_MAX_PODS    slots of the local runner (4)
+  DROVER_LOCAL_RUNNER_START_WAIT_SECONDS  how long serve waits for its local runner before it goes on
+                                  (30); it says "Local runner N connected" whenever it connects
   DROVER_LOCAL_RUNNER_SANDBOX     bwrap/none: how the local runner sandboxes its pods (bwrap)
   DROVER_LOCAL_RUNNER_ALLOW_HOSTS host[:port],…: what the local runner's pods may reach besides the
                                   usual (the only list that may name loopback or private addresses)

@@ -128,6 +128,10 @@ export class RunnerDaemon {
   async start(): Promise<void> {
     const pathEnv = (this.options.env ?? process.env).PATH ?? '';
     const mode = this.options.sandbox ?? 'bwrap';
+    // Each agent's `--version` (seconds on a loaded machine) runs beside the self-tests and the
+    // registration, not after them; a start that fails meanwhile leaves its answer unread.
+    const agentVersions = detectAgentVersions(pathEnv);
+    agentVersions.catch(() => {});
     const sandbox = await openSandbox(mode, {
       workDir: this.workDir,
       pathEnv,
@@ -181,7 +185,7 @@ export class RunnerDaemon {
       this.identity = identity;
       this.settings = settings;
       this.runnerId = this.identity.runner_id;
-      this.agents = await detectAgentVersions(pathEnv);
+      this.agents = await agentVersions;
       // Outcomes an earlier run of this runner had not got acknowledged: reported in the first hello.
       for (const outcome of this.outcomeFiles.load()) {
         this.unacked.set(outcome.key, outcome);

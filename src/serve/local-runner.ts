@@ -10,7 +10,6 @@ import { packageFile } from '../paths.ts';
 import { EXIT_REVOKED } from '../runner/daemon.ts';
 
 const DROVER_BIN = packageFile('bin/drover.mjs');
-const CONNECT_TIMEOUT_MS = 30_000;
 /** The local runner's libuv thread pool, unless UV_THREADPOOL_SIZE is set (docs/runners.md "What a pod start costs"). */
 const RUNNER_THREADPOOL_SIZE = 16;
 /** Restarts wait 1 s, doubling (up to 30 s) while the runner keeps dying within a minute of its start. */
@@ -23,10 +22,17 @@ export interface LocalRunnerOptions {
   dataDir: string;
   serverUrl: string;
   maxPods: number;
+  /** How long `start` waits for the runner to connect before it goes on. */
+  startWaitMs: number;
   /** How it sandboxes its pods (DROVER_LOCAL_RUNNER_SANDBOX). */
   sandbox: 'bwrap' | 'none';
   /** Lines for the server's log; `warn` for the runner's warnings and errors. */
   log: (line: string, level?: 'info' | 'warn') => void;
+  /**
+   * Each time the runner says it is connected: at its start, however long that took (a loaded
+   * machine may take longer than the start waits), and after each restart.
+   */
+  connected: (runnerId: number) => void;
 }
 
 /**
@@ -78,7 +84,8 @@ export class LocalRunner {
 
   /**
    * Starts the runner and waits until it is connected (unless it is being shut down already). If
-   * it dies or does not connect in time, the server goes on and the runner is started again.
+   * it dies, the server goes on and the runner is started again; if it takes longer than the wait,
+   * the server goes on and `connected` tells when it is.
    */
   async start(): Promise<void> {
     if (this.stopping) return;
@@ -102,7 +109,7 @@ export class LocalRunner {
   private spawn(): Promise<number> {
     if (this.token && fs.existsSync(path.join(this.workDir, 'runner.json'))) this.token = null;
     const token = this.token;
-    const { serverUrl, maxPods, sandbox, dataDir, log } = this.options;
+    const { serverUrl, maxPods, sandbox, dataDir, log, startWaitMs } = this.options;
     const args = ['runner', '--server', serverUrl, '--work-dir', this.workDir, '--name', 'local', '--labels', 'local', '--max-pods', String(maxPods)];
     args.push('--sandbox', sandbox);
     // The registration token goes through the environment, not the command line (ps shows that).
@@ -134,12 +141,16 @@ export class LocalRunner {
       readline.createInterface({ input: stream }).on('line', (line) => log(`local runner: ${line}`, /^(warning|drover):/.test(line) ? 'warn' : 'info'));
     }
     const connected = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the local runner did not connect within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`the local runner has not connected within ${startWaitMs / 1000} s; the server goes on, and says so when it does`)),
+        startWaitMs,
+      );
       child.on('message', (message: LocalRunnerMessage) => {
         if (message?.t !== 'connected') return;
         clearTimeout(timer);
         this.childConnected = child;
         this.runnerId = message.runner_id;
+        this.options.connected(message.runner_id);
         resolve(message.runner_id);
       });
       child.once('exit', (code, signal) => {

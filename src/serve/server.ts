@@ -203,15 +203,16 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       dataDir: config.dataDir,
       serverUrl: url,
       maxPods: config.localRunnerMaxPods,
+      startWaitMs: config.localRunnerStartWaitMs,
       sandbox: config.localRunnerSandbox,
       log: (line, level = 'info') => app.log[level](line),
+      connected: (runnerId) => announce(`Local runner ${runnerId} connected (work dir ${prepared?.workDir})`),
     });
     // Held before it starts: a shutdown while it starts (a signal right after "listening") stops
     // it and waits for it, rather than leaving it running on its own.
     if (prepared && !closing) {
       localRunner = prepared;
       await localRunner.start();
-      if (localRunner.runnerId) announce(`Local runner ${localRunner.runnerId} connected (work dir ${localRunner.workDir})`);
     }
   }
   return { app, url, close };

@@ -370,6 +370,24 @@ describe('drover serve with its default local runner (SQLite)', () => {
     expect(localRunnerProcesses(database.dataDir)).toEqual([]);
   });
 
+  // Was a bug (fixed): a local runner slower to start than the server's wait (its self-tests and
+  // each agent's --version on a loaded machine took 31 s in a CI run) connected without the server
+  // ever saying so: "Local runner N connected" was printed only when it came within the wait.
+  it('a local runner that connects after the start stopped waiting is still announced, after a warning', async () => {
+    const database = await createProcessTestDatabase('sqlite', FIRST_START);
+    onTestFinished(() => database.cleanup());
+    const env = { ...database.env, DROVER_LOCAL_RUNNER_START_WAIT_SECONDS: '0' };
+    const server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true });
+    const runnerId = await server.localRunnerConnected(60_000);
+    expect(runnerId).toBeGreaterThan(0);
+    const waited = server.logRecords().find((record) => String(record.msg).includes('has not connected within 0 s'));
+    expect(waited?.level).toBe(40);
+    expect(server.stdout.indexOf('has not connected within')).toBeLessThan(server.stdout.search(/^Local runner \d+ connected/m));
+    expect((await call(server.url, 'GET', '/readyz')).status).toBe(200);
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(localRunnerProcesses(database.dataDir)).toEqual([]);
+  });
+
   // Was a bug (fixed): src/serve/server.ts announces "Drover listening on …" and then awaits
   // startLocalRunner (register + connect, up to 10 s) before it installs its SIGTERM/SIGINT
   // handlers (src/serve/server.ts, `process.once(...)`). A signal in that window gets Node's

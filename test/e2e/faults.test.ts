@@ -374,7 +374,9 @@ describe('the local runner of `drover serve` (SQLite)', () => {
     await waitFor(() => podProcesses(long).length === 0, { timeout: 15_000, what: 'the agent to be ended by the local runner of the dead server' });
 
     server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true, args: ['--port', String(port)] });
-    const ended = await c.waitStatus(long, ['failed', 'completed', 'terminated'], 10_000);
+    // The restarted runner's report comes once it has started again (its self-tests and each
+    // agent's --version first): seconds, more on a loaded machine.
+    const ended = await c.waitStatus(long, ['failed', 'completed', 'terminated'], 45_000);
     // The local runner stopped the agent itself and keeps that end report on its disk until a server
     // takes it (docs/agents.md "Getting the work back"): its next start reports it. A runner that
     // died before it could keep the report has no pod to show: the server then fails it as lost.

@@ -120,7 +120,7 @@ describe.each(DATABASES)('loop run callbacks end to end (%s)', (kind) => {
         const response = await api('GET', `${ORG}/runners`);
         return (response.body as { runners: { status: string }[] }).runners.some((r) => r.status === 'online');
       },
-      { timeout: 20_000, what: 'a runner to be online' },
+      { timeout: 60_000, what: 'a runner to be online' },
     );
   });
 
