@@ -15,6 +15,8 @@ export interface Scenario {
   paths?: string[];
   body?: string;
   headers: Record<string, string>;
+  /** How the request differs from a plain one (`gzip, as the dashboard reads it`), shown with its path. */
+  note?: string;
 }
 
 export interface LoadOptions {
@@ -27,6 +29,7 @@ export interface ScenarioResult {
   name: string;
   method: string;
   path: string;
+  note?: string;
   target: string;
   connections: number;
   durationSec: number;
@@ -169,6 +172,7 @@ export async function runScenario(server: ServerProcess, scenario: Scenario, loa
     name: scenario.name,
     method: scenario.method,
     path: scenario.path,
+    ...(scenario.note ? { note: scenario.note } : {}),
     target: server.name,
     connections: load.connections,
     durationSec: result.duration,

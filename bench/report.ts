@@ -32,7 +32,7 @@ export interface BenchResults {
   disturbances: string[];
 }
 
-export const label = (s: ScenarioResult) => `${s.method} ${s.path.replace(/^\/api\/v1\/ext\/orgs\/default/, '')}`;
+export const label = (s: ScenarioResult) => `${s.method} ${s.path.replace(/^\/api\/v1\/ext\/orgs\/default/, '')}${s.note ? ` (${s.note})` : ''}`;
 const fmt = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(digits));
 const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -68,6 +68,13 @@ function postAgainstBare(a: string, posts: ScenarioResult[], barePosts: Scenario
 }
 
 /** The README's targets (issue 27): list ≥ 0.6× bare, reads p99 < 15 ms at 50 connections, POST ≥ 5,000/s. */
+/**
+ * A run's p99, with its rate and who used the CPU: on 2 cores the load generator (autocannon, in
+ * the bench process) competes with the server, and a tail it causes is not the server's.
+ */
+const cpuShares = (s: ScenarioResult) =>
+  `${fmt(s.latencyMs.p99, 2)} ms (at ${thousands(s.reqPerSec)} req/s; CPU: server ${s.serverCpuPct ?? 'n/a'}%, load generator ${s.loadgenCpuPct}% of one core)`;
+
 export function evaluateTargets(phases: PhaseResult[], allBares: ScenarioResult[]): { targets: TargetResult[]; ratio: number | null; postRatio: number | null } {
   const targets: TargetResult[] = [];
   const [small, large] = phases;
@@ -95,12 +102,13 @@ export function evaluateTargets(phases: PhaseResult[], allBares: ScenarioResult[
   } else {
     targets.push({ name: `${a}: GET /tickets?limit=20 ≥ 0.6× bare Fastify (same run)`, measured: 'not run', pass: null });
   }
-  for (const key of ['list', 'get', 'board']) {
+  // The board both ways: gzipped as the dashboard reads it, plain JSON (~82 KB) as the CLI does.
+  for (const key of ['list', 'get', 'board', 'board-plain']) {
     const runs = small?.scenarios.filter((s) => s.name === key) ?? [];
     if (runs.length === 0) continue;
     // The worst of the runs (the list runs several times).
-    const p99 = Math.max(...runs.map((s) => s.latencyMs.p99));
-    targets.push({ name: `${a}: ${label(runs[0])} p99 < 15 ms`, measured: `${fmt(p99, 2)} ms`, pass: p99 < 15 });
+    const worst = runs.reduce((w, s) => (s.latencyMs.p99 > w.latencyMs.p99 ? s : w));
+    targets.push({ name: `${a}: ${label(runs[0])} p99 < 15 ms`, measured: cpuShares(worst), pass: worst.latencyMs.p99 < 15 });
   }
   const posts = small?.scenarios.filter((s) => s.name === 'post') ?? [];
   if (posts.length > 0) {
@@ -113,9 +121,9 @@ export function evaluateTargets(phases: PhaseResult[], allBares: ScenarioResult[
   if (small) {
     targets.push({ name: `${a}: server peak RSS < 250 MB`, measured: `${fmt(small.serverPeakRssMb)} MB`, pass: small.serverPeakRssMb < 250 });
   }
-  for (const key of ['list', 'board']) {
+  for (const key of ['list', 'board', 'board-plain']) {
     const s = find(large, key);
-    if (s) targets.push({ name: `${b}: ${label(s)} p99 < 50 ms`, measured: `${fmt(s.latencyMs.p99, 2)} ms`, pass: s.latencyMs.p99 < 50 });
+    if (s) targets.push({ name: `${b}: ${label(s)} p99 < 50 ms`, measured: cpuShares(s), pass: s.latencyMs.p99 < 50 });
   }
   return { targets, ratio, postRatio: post.ratio };
 }

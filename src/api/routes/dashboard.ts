@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import { AppError } from '../../errors.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { acceptsGzip } from '../content-encoding.ts';
 
 /** The built dashboard (bin/build-dashboard.mjs): its script and stylesheet. */
 export interface DashboardAssets {
@@ -76,7 +77,7 @@ function send(request: FastifyRequest, reply: FastifyReply, item: Asset, cache: 
     .header('referrer-policy', 'no-referrer')
     .header('x-frame-options', 'DENY');
   if (request.headers['if-none-match'] === item.etag) return reply.code(304).send();
-  if (/\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))) return reply.header('content-encoding', 'gzip').send(item.gzip);
+  if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('content-encoding', 'gzip').send(item.gzip);
   return reply.send(item.body);
 }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { ResponseCache } from '../response-cache.ts';
+import { acceptsGzip } from '../content-encoding.ts';
 import type { DomainContext } from '../../domain/context.ts';
 import { TICKET_STATUSES, type TicketPriority } from '../../protocol/enums.ts';
 import * as service from '../../domain/tickets/service.ts';
@@ -23,21 +24,29 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
     /** Reads (lists, boards, single tickets) are re-rendered only when a ticket of the org changed since (see ResponseCache). */
     const rendered = new ResponseCache();
     const keyOf = (request: FastifyRequest) => `${request.principal.org.id} ${request.url}`;
-    const send = (reply: FastifyReply, body: Buffer) => reply.type('application/json; charset=utf-8').send(body);
+    /** The body as it is, or gzipped (kept with it) for a client that takes gzip. */
+    const send = (request: FastifyRequest, reply: FastifyReply, kept: { key: string; version: number | string } | null, body: Buffer) => {
+      reply.type('application/json; charset=utf-8').header('vary', 'accept-encoding');
+      const gzip = kept && acceptsGzip(request.headers['accept-encoding']) ? rendered.gzipped(kept.key, kept.version) : null;
+      if (gzip) reply.header('content-encoding', 'gzip').send(gzip);
+      else reply.send(body);
+    };
     /**
      * `version` null: rendered afresh, not kept. A body kept for `version` is sent at once, without
      * a promise (the steady case: returns undefined, as a handler that has sent must).
      */
     const sendRendered = (request: FastifyRequest, reply: FastifyReply, version: number | string | null, compute: () => Promise<unknown>): Promise<void> | undefined => {
-      const kept = version === null ? null : rendered.get(keyOf(request), version);
-      if (kept !== null) {
-        send(reply, kept);
+      const key = keyOf(request);
+      const body = version === null ? null : rendered.get(key, version);
+      if (body !== null) {
+        send(request, reply, { key, version: version! }, body);
         return undefined;
       }
       return compute().then((value) => {
-        const body = Buffer.from(String(reply.serialize(value)));
-        if (version !== null) rendered.set(keyOf(request), version, body);
-        send(reply, body);
+        const fresh = Buffer.from(String(reply.serialize(value)));
+        if (version === null) return send(request, reply, null, fresh);
+        rendered.set(key, version, fresh);
+        send(request, reply, { key, version }, fresh);
       });
     };
     const sendCached = (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>): Promise<void> | undefined => {
