@@ -5,8 +5,8 @@
 // full one (src/main.ts).
 import { entryModule } from './build.mjs';
 
-/** The first words of the client commands (CLIENT_WORDS in src/cli/client/main.ts) and the top-level help. */
-const CLIENT = new Set(['login', 'events', 'whoami', 'activity', 'tickets', 'pods', 'loops', 'channels', 'runners', 'repos', 'users', 'presets', 'help', '--help', '-h', undefined]);
+/** The first words of the client commands (CLIENT_WORDS in src/cli/client/main.ts), the top-level help and the version. */
+const CLIENT = new Set(['login', 'events', 'whoami', 'activity', 'tickets', 'pods', 'loops', 'channels', 'runners', 'repos', 'users', 'presets', 'help', '--help', '-h', 'version', '--version', undefined]);
 
 const argv = process.argv.slice(2);
 /** The command's first word, after the client options that may come before it (`--profile NAME`, `--json`). */

@@ -2,8 +2,11 @@ import { parseArgs } from 'node:util';
 import { unknownCommand } from './cli/suggest.ts';
 import { RUNNER_USAGE, SERVE_USAGE, TOP_USAGE } from './cli/usage.ts';
 import type { RunnerFlags } from './cli/runner.ts';
+import pkg from '../package.json' with { type: 'json' };
 
 const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
+/** `drover serve --version`, `drover runner --version`: the version of this bundle (`drover --version` is the client's). */
+const wantsVersion = (args: string[]) => args.includes('--version');
 
 function parse(args: string[], options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>, usage: string): Record<string, string | (string | boolean)[] | boolean | undefined> | null {
   try {
@@ -24,6 +27,7 @@ export async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve': {
       if (wantsHelp(rest)) return void process.stdout.write(`${SERVE_USAGE}\n`);
+      if (wantsVersion(rest)) return void process.stdout.write(`${pkg.version}\n`);
       const values = parse(rest, { host: { type: 'string' }, port: { type: 'string' }, 'data-dir': { type: 'string' }, 'no-local-runner': { type: 'boolean' } }, SERVE_USAGE);
       if (!values) return;
       const [{ loadServerConfig }, { startServer }] = await Promise.all([import('./config.ts'), import('./serve/server.ts')]);
@@ -32,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     case 'runner': {
       if (wantsHelp(rest)) return void process.stdout.write(`${RUNNER_USAGE}\n`);
+      if (wantsVersion(rest)) return void process.stdout.write(`${pkg.version}\n`);
       const names = ['server', 'token', 'name', 'labels', 'max-pods', 'work-dir', 'drain-seconds', 'sandbox', 'pod-memory-mb', 'pod-pids', 'pod-cpus', 'pod-disk-mb', 'prices'];
       const options = { ...Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), 'allow-host': { type: 'string' as const, multiple: true } };
       const values = parse(rest, options, RUNNER_USAGE);

@@ -12,6 +12,7 @@ Options:
   --port PORT            port (default $DROVER_PORT or 7070; 0 picks a free one)
   --data-dir DIR         data directory (default $DROVER_DATA_DIR or ./.drover)
   --no-local-runner      do not start the local runner (DROVER_LOCAL_RUNNER=false)
+  --version              print the version this server runs
   -h, --help             show this help
 
 The server's environment variables are listed by "drover --help".`;
@@ -41,6 +42,7 @@ Options:
   --pod-pids N           each pod's process default and maximum (1024)
   --pod-cpus N           each pod's CPU default and maximum, e.g. 2 or 0.5 (default: none)
   --pod-disk-mb N        each pod's workspace + HOME default and maximum (20480)
+  --version              print the version this runner runs
   -h, --help             show this help
 
 Credentials for agents (CREDENTIAL NAME in an agentfile) come from <work dir>/credentials.json

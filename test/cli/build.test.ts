@@ -58,7 +58,7 @@ function runNode(copy: Copy, args: string[]): Promise<Run> {
 }
 
 async function expectVersion(copy: Copy): Promise<void> {
-  const run = await drover(copy, ['--version']);
+  const run = await drover(copy, ['serve', '--version']);
   expect(run, run.stderr).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
 }
 
@@ -92,7 +92,7 @@ describe('bin/build.mjs: the bundle drover runs', () => {
     expect(fs.readdirSync(copy.buildDir).sort()).toEqual(BUILD_FILES);
     expect(fs.statSync(copy.bundle).size).toBeGreaterThan(10_000);
     // The bundle is plain JavaScript that works on its own (without bin/).
-    const direct = await runNode(copy, ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(pathToFileURL(copy.bundle).href)}); await main(['--version']);`]);
+    const direct = await runNode(copy, ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(pathToFileURL(copy.bundle).href)}); await main(['serve', '--version']);`]);
     expect(direct, direct.stderr).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
   });
 
@@ -142,7 +142,7 @@ describe('bin/build.mjs: the bundle drover runs', () => {
 
   it('several runs started at the same moment all succeed and leave one complete bundle, no temporary files', async () => {
     const copy = makeCopy();
-    const runs = await Promise.all(Array.from({ length: 6 }, () => drover(copy, ['--version'])));
+    const runs = await Promise.all(Array.from({ length: 6 }, () => drover(copy, ['serve', '--version'])));
     for (const run of runs) expect(run, run.stderr).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
     expect(fs.readdirSync(copy.buildDir).sort()).toEqual(BUILD_FILES);
     const raced = sha256(copy.bundle);
@@ -158,7 +158,7 @@ describe('bin/build.mjs: the bundle drover runs', () => {
     await expectVersion(copy);
     const before = bundleStamp(copy);
     edit(path.join(copy.root, 'src', 'main.ts'));
-    const runs = await Promise.all(Array.from({ length: 6 }, () => drover(copy, ['--version'])));
+    const runs = await Promise.all(Array.from({ length: 6 }, () => drover(copy, ['serve', '--version'])));
     for (const run of runs) expect(run, run.stderr).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
     expect(fs.readdirSync(copy.buildDir).sort()).toEqual(BUILD_FILES);
     const rebuilt = bundleStamp(copy);
@@ -175,7 +175,7 @@ describe('bin/build.mjs: the bundle drover runs', () => {
     const pkg = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
     fs.writeFileSync(manifest, JSON.stringify({ ...pkg, version: '99.0.0' }, null, 2));
     touch(manifest, bundleStamp(copy).mtimeMs - 60_000);
-    const run = await drover(copy, ['--version']);
+    const run = await drover(copy, ['serve', '--version']);
     expect(run, run.stderr).toMatchObject({ code: 0, stdout: '99.0.0\n' });
   });
 
@@ -192,6 +192,11 @@ describe('bin/build.mjs: the bundle drover runs', () => {
     expect(imports.filter((name) => !name.startsWith('node:'))).toEqual([]);
     const top = await drover(copy, ['--help']);
     expect(top.stdout).toMatch(/^drover: a control plane/);
+    // `drover --version` too: the client's bundle answers it, without the server's being built (it took ~1 s).
+    for (const word of ['--version', 'version']) {
+      const version = await drover(copy, [word]);
+      expect(version, version.stderr).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+    }
     expect(fs.readdirSync(copy.buildDir).sort()).toEqual(['cli.mjs', 'cli.sources']);
 
     // The server's bundle is made when a server command first runs; an edit makes each stale, rebuilt on its next use.

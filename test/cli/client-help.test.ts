@@ -121,10 +121,10 @@ describe('drover client commands: the surface', () => {
     for (const option of [...options, ...runnerNames]) expect(TOP_USAGE, option).toContain(`--${option}`);
   });
 
-  it('bin/drover.mjs sends exactly the client commands and the help to the client bundle', () => {
+  it('bin/drover.mjs sends exactly the client commands, the help and the version to the client bundle', () => {
     const bin = fs.readFileSync(path.join(REPO_ROOT, 'bin', 'drover.mjs'), 'utf8');
     const listed = /const CLIENT = new Set\(\[([^\]]+)\]\)/.exec(bin)![1].match(/'[^']+'/g)!.map((s) => s.slice(1, -1));
-    expect(listed.sort()).toEqual([...CLIENT_WORDS, 'help', '--help', '-h'].sort());
+    expect(listed.sort()).toEqual([...CLIENT_WORDS, 'help', '--help', '-h', 'version', '--version'].sort());
   });
 
   it('docs/cli.md shows every command with an example', () => {
