@@ -1,5 +1,5 @@
 /**
- * Whether a request's `Accept-Encoding` takes gzip (RFC 9110 §12.5.3): named, or `*`, with a
+ * Whether a request's `Accept-Encoding` takes gzip (RFC 9110, section 12.5.3): named, or `*`, with a
  * quality above 0. `gzip;q=0` refuses it; no header at all means the client asked for nothing,
  * and is answered as it is (the CLI sends none: it decompresses nothing).
  */

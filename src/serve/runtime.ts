@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { Authenticator } from '../domain/auth/authenticate.ts';
 import { CredentialStreams, type StreamCaps } from '../domain/auth/credential-streams.ts';
 import type { DomainContext } from '../domain/context.ts';
-import { callbackSettled } from '../domain/loops/callbacks.ts';
+import { callbackRetrying, callbackSettled } from '../domain/loops/callbacks.ts';
 import { followPod } from '../domain/loops/run-follow.ts';
 import { QueuePromoter } from '../domain/pods/queue.ts';
 import type { Quotas } from '../domain/quotas/model.ts';
@@ -128,7 +128,12 @@ export class Runtime {
       new EventRetention(ctx.store, settings.eventRetentionMs, Date.now, (error) => log.warn({ err: error }, 'pruning the event log failed')),
       new LivenessSweeper(ctx, settings.liveness, log),
       new CronScheduler(ctx, settings.cron, log),
-      new WebhookSender(ctx, { allowPrivate: settings.webhookAllowPrivate, log, onSettled: (subject, status) => callbackSettled(ctx, subject, status) }),
+      new WebhookSender(ctx, {
+        allowPrivate: settings.webhookAllowPrivate,
+        log,
+        onSettled: (subject, status) => callbackSettled(ctx, subject, status),
+        onRetrying: (subject) => callbackRetrying(ctx, subject),
+      }),
     );
   }
 

@@ -9,7 +9,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/protocol/scopes.ts';
-import { callbackSettled } from '../../src/domain/loops/callbacks.ts';
+import { callbackRetrying, callbackSettled } from '../../src/domain/loops/callbacks.ts';
 import { WebhookSender } from '../../src/domain/webhooks/outbox.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { DATABASES } from '../helpers/databases.ts';
@@ -61,6 +61,7 @@ describe.each(DATABASES)('run deliveries on %s', (kind) => {
       log: pino({ level: 'silent' }),
       intervalMs: 3_600_000,
       onSettled: (subject, status) => callbackSettled(t.ctx, subject, status),
+      onRetrying: (subject) => callbackRetrying(t.ctx, subject),
     });
   });
   afterAll(async () => {
@@ -113,8 +114,18 @@ describe.each(DATABASES)('run deliveries on %s', (kind) => {
       expect(body.deliveries[0]).toMatchObject({ status: 'pending', attempt_count: 0, attempts: [], url: receiver.url, created_at: queuedAt, next_attempt_at: queuedAt });
       expect(body.deliveries[0].webhook_id).toMatch(/^msg_[0-9a-f]{32}$/);
 
+      const runEvents = async () => {
+        const events = await t.store.db.selectFrom('events').select(['type', 'payload']).where('type', 'like', 'run.%').orderBy('id', 'desc').execute();
+        return events.filter((e) => (JSON.parse(e.payload) as { run: { id: number } }).run.id === runId);
+      };
+      const before = (await runEvents()).length;
       await send(); // 500
       const firstAt = new Date(clock.now).toISOString();
+      // The failed attempt is announced too: a run.updated, the callback still pending.
+      const afterFirst = await runEvents();
+      expect(afterFirst).toHaveLength(before + 1);
+      expect(afterFirst[0].type).toBe('run.updated');
+      expect((JSON.parse(afterFirst[0].payload) as { run: { callback_status: string } }).run.callback_status).toBe('pending');
       await send(); // 200
       body = (await list(base, runId)).json() as DeliveryList;
       const [delivery] = body.deliveries;
@@ -128,9 +139,8 @@ describe.each(DATABASES)('run deliveries on %s', (kind) => {
       expect(settled).toMatchObject({ callback_status: 'delivered' });
       expect(receiver.hitsFor(delivery.webhook_id)).toBe(2);
       // The outcome is announced: the run's last event is a run.updated showing it as GET does (a page
-      // showing the deliveries reads them again on it; the retried attempt alone is not announced).
-      const events = await t.store.db.selectFrom('events').select(['type', 'payload']).where('type', 'like', 'run.%').orderBy('id', 'desc').execute();
-      const ofRun = events.filter((e) => (JSON.parse(e.payload) as { run: { id: number } }).run.id === runId);
+      // showing the deliveries reads them again on it).
+      const ofRun = await runEvents();
       expect(ofRun[0].type).toBe('run.updated');
       expect((JSON.parse(ofRun[0].payload) as { run: unknown }).run).toEqual(settled);
       expect(ofRun.filter((e) => (JSON.parse(e.payload) as { run: { callback_status: string } }).run.callback_status === 'delivered')).toHaveLength(1);

@@ -196,6 +196,9 @@ describe.each(DATABASES)('dashboard fixes (%s)', (kind) => {
       for (const name of ['Repository', 'Runner', 'Branch']) expect(await page.getByLabel(new RegExp(`^${name}`)).count()).toBe(1);
       await page.getByText('Description, callback and agentfile lines').click();
       await page.getByLabel(/Agentfile lines/).waitFor();
+      // The runners' names are read once per sign-in, beside the form: wait for them (a read of the
+      // options at once saw only "Any runner" in a CI run).
+      await page.locator('select[name="runner"] option').nth(1).waitFor({ state: 'attached' });
       const runnerOptions = await page.locator('select[name="runner"] option').allTextContents();
       expect(runnerOptions.length).toBeGreaterThan(1); // "Any runner" and the local runner, by name
       expect(await axeViolations(page)).toEqual([]);

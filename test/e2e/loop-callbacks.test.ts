@@ -170,6 +170,19 @@ describe.each(DATABASES)('loop run callbacks end to end (%s)', (kind) => {
     const triggered = await trigger('retry');
     await waitFor(() => r.hits.length >= 1, { timeout: 20_000, what: 'the first attempt' });
     expect((await getRun('retry', triggered.id)).callback_status).toBe('pending');
+    // The failed attempt is announced (a run.updated after it, the callback still pending): a run
+    // page showing the deliveries reads them again on it, not only once the retry has settled.
+    const announced = await waitFor(
+      async () => {
+        const activity = await api('GET', `${ORG}/activity?types=run.updated&limit=50`);
+        expect(activity.status, activity.text).toBe(200);
+        const events = (activity.body as { events: { created_at: string; data: { run: Run } }[] }).events;
+        return events.find((e) => e.data.run.id === triggered.id && e.data.run.callback_status === 'pending' && Date.parse(e.created_at) >= r.hits[0].at);
+      },
+      { timeout: 4_000, interval: 100, what: 'a run.updated for the failed attempt' },
+    );
+    expect(announced.data.run.status).toBe('completed');
+    expect(r.hits).toHaveLength(1);
 
     const run = await waitRun('retry', triggered.id, (x) => x.callback_status === 'delivered', 'callback delivered on the retry', 10_000);
     const gap = r.hits[1].at - r.hits[0].at;

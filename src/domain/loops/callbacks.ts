@@ -37,3 +37,13 @@ export async function callbackSettled(ctx: DomainContext, subject: { type: strin
     await recordRunEvent(ctx, trx, 'run.updated', subject.id);
   });
 }
+
+/**
+ * An attempt of a run's callback failed and waits for its retry: a `run.updated` says so (the run
+ * itself is unchanged, `callback_status` still `pending`), so a run page reads the deliveries again
+ * and shows the attempt now, not when its read of the delivery said the next one was due.
+ */
+export async function callbackRetrying(ctx: DomainContext, subject: { type: string; id: number }): Promise<void> {
+  if (subject.type !== RUN_SUBJECT) return;
+  await ctx.store.transaction((trx) => recordRunEvent(ctx, trx, 'run.updated', subject.id));
+}

@@ -17,7 +17,7 @@ const MIN_LEASE_MS = 60_000;
 /** After an in-process nudge, one more look: the enqueuing transaction may not have committed yet. */
 const NUDGE_FOLLOW_UP_MS = 100;
 
-/** What a delivery is about (e.g. `{type: 'loop_run', id: <run id>}`), handed back by `onSettled`. */
+/** What a delivery is about (e.g. `{type: 'loop_run', id: <run id>}`), handed back by `onSettled` and `onRetrying`. */
 export interface WebhookSubject {
   type: string;
   id: number;
@@ -78,6 +78,8 @@ export interface WebhookSenderOptions {
   batch?: number;
   /** A delivery reached its end: `delivered`, or `failed` (410, or the schedule ran out). Called once per delivery. */
   onSettled?: (subject: WebhookSubject, status: 'delivered' | 'failed') => void | Promise<void>;
+  /** An attempt failed and the delivery waits for its next one (its log has one attempt more). */
+  onRetrying?: (subject: WebhookSubject) => void | Promise<void>;
 }
 
 interface AttemptResult {
@@ -218,13 +220,12 @@ export class WebhookSender {
     }
     if (status === 'pending') this.options.log.info(log, 'webhook attempt failed; will retry');
     else if (status === 'failed') this.options.log.warn(log, 'webhook delivery failed for good');
-    if (status !== 'pending' && this.options.onSettled) {
-      const subject = { type: delivery.subject_type, id: delivery.subject_id };
-      try {
-        await this.options.onSettled(subject, status);
-      } catch (error) {
-        this.options.log.warn({ err: error, ...log }, 'recording a settled webhook failed');
-      }
+    const subject = { type: delivery.subject_type, id: delivery.subject_id };
+    try {
+      if (status === 'pending') await this.options.onRetrying?.(subject);
+      else await this.options.onSettled?.(subject, status);
+    } catch (error) {
+      this.options.log.warn({ err: error, ...log }, `recording a ${status === 'pending' ? 'retried' : 'settled'} webhook failed`);
     }
   }
 

@@ -9,6 +9,7 @@ import { DeliveryPanel } from './delivery.tsx';
 import { RunDeliveries, type CallbackDelivery } from './run-deliveries.tsx';
 import { UsageFacts } from './pod.tsx';
 import { ACTIVE_RUNS, type Run } from './loops-model.ts';
+import { useNewest } from '../newest.ts';
 
 export function RunPage({ slug, runId }: { slug: string; runId: number }) {
   const canWrite = useCan('loops:write');
@@ -17,18 +18,22 @@ export function RunPage({ slug, runId }: { slug: string; runId: number }) {
   const [deliveries, setDeliveries] = useState<CallbackDelivery[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const base = `/loops/${encodeURIComponent(slug)}/runs/${runId}`;
+  // Moving between runs by URL overlaps reads: only the newest one's answer is shown (../newest.ts).
+  const newestRun = useNewest();
+  const newestDeliveries = useNewest();
   const loadDeliveries = () =>
-    api<{ deliveries: CallbackDelivery[] }>('GET', `${base}/deliveries`).then(
+    newestDeliveries(
+      api<{ deliveries: CallbackDelivery[] }>('GET', `${base}/deliveries`),
       (r) => setDeliveries(r.deliveries),
       (e) => setDeliveries(e instanceof ApiError && e.status === 404 ? [] : null),
     );
   const load = () => {
-    api<{ run: Run }>('GET', base).then((r) => setRun((current) => later(current, r.run)), setError);
+    void newestRun(api<{ run: Run }>('GET', base), (r) => setRun((current) => later(current, r.run)), setError);
     void loadDeliveries();
   };
   useEffect(load, [slug, runId]);
-  // A retry is due at a known time, and only a delivery's final outcome comes as an event (the
-  // run's callback_status, run.updated): after a failed attempt that will be retried, read them then.
+  // Each attempt comes as run.updated (a failed one waiting for its retry, the outcome); a retry
+  // is also due at a known time, so the deliveries are read again then, should an event be missed.
   useEffect(() => {
     const due = (deliveries ?? []).filter((d) => d.status === 'pending' && d.next_attempt_at).map((d) => Date.parse(d.next_attempt_at!));
     if (due.length === 0) return;
