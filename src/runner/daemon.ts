@@ -127,11 +127,18 @@ export class RunnerDaemon {
   /** Opens the sandbox (its self-test may refuse to start), registers if needed, and connects. */
   async start(): Promise<void> {
     const pathEnv = (this.options.env ?? process.env).PATH ?? '';
-    const mode = this.options.sandbox ?? 'bwrap';
-    // Each agent's `--version` (seconds on a loaded machine) runs beside the self-tests and the
-    // registration, not after them; a start that fails meanwhile leaves its answer unread.
+    // Each agent's `--version` runs beside the self-tests and the registration; a failed start waits for them (they clean up their HOME).
     const agentVersions = detectAgentVersions(pathEnv);
-    agentVersions.catch(() => {});
+    try {
+      await this.open(pathEnv, agentVersions);
+    } catch (error) {
+      await agentVersions.catch(() => {});
+      throw error;
+    }
+  }
+
+  private async open(pathEnv: string, agentVersions: ReturnType<typeof detectAgentVersions>): Promise<void> {
+    const mode = this.options.sandbox ?? 'bwrap';
     const sandbox = await openSandbox(mode, {
       workDir: this.workDir,
       pathEnv,

@@ -258,17 +258,26 @@ describe('drover admin: where the admin token comes from, and errors', () => {
     expect(serve.stdout).not.toMatch(/listening/);
   });
 
-  it('a runner that cannot reach its server to register names the URL and the cause, and leaves no control group behind', async () => {
+  it('a runner that cannot reach its server to register names the URL and the cause, and leaves no control group or temporary HOME behind', async () => {
     const port = await unusedPort();
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-runner-unreachable-'));
+    // An agent whose `--version` takes a while: the runner asks it beside its registration, which fails first.
+    const bin = path.join(workDir, 'bin');
+    const tmp = path.join(workDir, 'tmp');
+    fs.mkdirSync(bin);
+    fs.mkdirSync(tmp);
+    fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\nsleep 2\necho 9.9.9\n', { mode: 0o755 });
     try {
-      const result = await runDrover(['runner', '--server', `http://127.0.0.1:${port}`, '--token', 'drvreg_unused', '--work-dir', workDir], { cwd: fixture.cwd });
+      const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, TMPDIR: tmp };
+      const result = await runDrover(['runner', '--server', `http://127.0.0.1:${port}`, '--token', 'drvreg_unused', '--work-dir', path.join(workDir, 'runner')], { cwd: fixture.cwd, env });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(new RegExp(`^drover: registration failed: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/runner/register: .*ECONNREFUSED`));
       // Its groups are made (and self-tested) before it registers; a failed start removes them.
-      expect(runnerCgroupDirs(fs.realpathSync(workDir))).toEqual([]);
+      expect(runnerCgroupDirs(fs.realpathSync(path.join(workDir, 'runner')))).toEqual([]);
+      // The agents' --version probes ran in a HOME of their own under TMPDIR: the failed start waited for them to remove it.
+      expect(fs.readdirSync(tmp).filter((name) => name.startsWith('drover-agent-version-'))).toEqual([]);
     } finally {
-      await removeRunnerCgroups(fs.realpathSync(workDir));
+      if (fs.existsSync(path.join(workDir, 'runner'))) await removeRunnerCgroups(fs.realpathSync(path.join(workDir, 'runner')));
       fs.rmSync(workDir, { recursive: true, force: true });
     }
   });
