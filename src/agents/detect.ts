@@ -5,8 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, mkdtemp, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
+import { access, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BUILTIN_AGENT_SLUGS, agentProgram, isBuiltinAgentSlug } from './builtin.ts';
 import type { CustomAgentDefinition } from './types.ts';
@@ -101,11 +100,13 @@ export function parseVersion(output: string): string | null {
 /**
  * The agents available with this PATH (see detectAgents) with their versions, from
  * `<program> --version` (null when it says none or takes too long): what a runner advertises.
+ * They run in `home`, made empty for them (nothing of the runner's configuration) and removed after;
+ * one left by a process killed meanwhile is emptied by the next call.
  */
-export async function detectAgentVersions(pathEnv: string): Promise<{ slug: string; version: string | null }[]> {
+export async function detectAgentVersions(pathEnv: string, home: string): Promise<{ slug: string; version: string | null }[]> {
   const slugs = await detectAgents(pathEnv);
-  // An empty HOME of their own: nothing of the runner's configuration, and nothing left behind.
-  const home = await mkdtemp(path.join(os.tmpdir(), 'drover-agent-version-'));
+  await rm(home, { recursive: true, force: true });
+  await mkdir(home, { recursive: true, mode: 0o700 });
   try {
     return await Promise.all(
       slugs.map(async (slug) => {

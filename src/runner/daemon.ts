@@ -128,7 +128,7 @@ export class RunnerDaemon {
   async start(): Promise<void> {
     const pathEnv = (this.options.env ?? process.env).PATH ?? '';
     // Each agent's `--version` runs beside the self-tests and the registration; a failed start waits for them (they clean up their HOME).
-    const agentVersions = detectAgentVersions(pathEnv);
+    const agentVersions = detectAgentVersions(pathEnv, `${this.workDir}/agent-versions`);
     try {
       await this.open(pathEnv, agentVersions);
     } catch (error) {

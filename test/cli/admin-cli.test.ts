@@ -274,8 +274,10 @@ describe('drover admin: where the admin token comes from, and errors', () => {
       expect(result.stderr).toMatch(new RegExp(`^drover: registration failed: cannot reach the server at http://127\\.0\\.0\\.1:${port}/api/v1/runner/register: .*ECONNREFUSED`));
       // Its groups are made (and self-tested) before it registers; a failed start removes them.
       expect(runnerCgroupDirs(fs.realpathSync(path.join(workDir, 'runner')))).toEqual([]);
-      // The agents' --version probes ran in a HOME of their own under TMPDIR: the failed start waited for them to remove it.
-      expect(fs.readdirSync(tmp).filter((name) => name.startsWith('drover-agent-version-'))).toEqual([]);
+      // The agents' --version probes ran in a HOME of their own in the work dir: the failed start
+      // waited for them to remove it. Nothing was left in TMPDIR either.
+      expect(fs.readdirSync(path.join(workDir, 'runner'))).not.toContain('agent-versions');
+      expect(fs.readdirSync(tmp)).toEqual([]);
     } finally {
       if (fs.existsSync(path.join(workDir, 'runner'))) await removeRunnerCgroups(fs.realpathSync(path.join(workDir, 'runner')));
       fs.rmSync(workDir, { recursive: true, force: true });
