@@ -108,7 +108,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
     await runEmbedded(daemon);
     return;
   }
-  await daemon.start();
+  if (await startHoldingSignals(daemon)) return;
   const drainMs = positiveInt('drain-seconds', flags['drain-seconds'], 60) * 1000;
   const onSignal = () => {
     process.stderr.write(`draining: no new pods; running pods get up to ${drainMs / 1000} s\n`);
@@ -128,16 +128,24 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
  */
 async function runEmbedded(daemon: RunnerDaemon): Promise<void> {
   const welcomed = daemon.connected(60_000);
-  await daemon.start();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= daemon.shutdown().then(
       () => process.exit(0),
       () => process.exit(1),
     ));
+  // Listened for from the start: a shutdown asked while the runner starts is done once it has.
+  let started = false;
+  let shutdownAsked = false;
   process.on('message', (message: { t?: string }) => {
-    if (message?.t === 'shutdown') void stop();
+    if (message?.t !== 'shutdown') return;
+    shutdownAsked = true;
+    if (started) void stop();
   });
+  if (await startHoldingSignals(daemon)) return;
+  started = true;
+  // Asked to stop while it started, or the server gone meanwhile (its IPC channel closed, unheard).
+  if (shutdownAsked || !process.connected) return void stop();
   process.once('disconnect', () => void stop());
   process.once('SIGTERM', () => void stop());
   process.once('SIGINT', () => void stop());
@@ -145,4 +153,28 @@ async function runEmbedded(daemon: RunnerDaemon): Promise<void> {
     () => process.send?.({ t: 'connected', runner_id: Number(daemon.runnerId) } satisfies LocalRunnerMessage),
     (error: Error) => process.stderr.write(`${error.message}\n`),
   );
+}
+
+/**
+ * Starts the runner with SIGTERM and SIGINT held: one that comes during the start (before the
+ * handlers that drain or stop exist) lets the start finish and then stops the runner in order, its
+ * control groups and files removed, instead of killing it half made. Answers whether it stopped.
+ */
+async function startHoldingSignals(daemon: RunnerDaemon): Promise<boolean> {
+  let signalled = false;
+  const hold = () => void (signalled = true);
+  process.on('SIGTERM', hold);
+  process.on('SIGINT', hold);
+  try {
+    await daemon.start();
+  } finally {
+    process.off('SIGTERM', hold);
+    process.off('SIGINT', hold);
+  }
+  if (!signalled) return false;
+  await daemon.shutdown().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+  return true;
 }

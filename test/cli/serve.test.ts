@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http as call, runDrover, startServerProcess } from '../helpers/server-process.ts';
+import { runnerCgroupDirs } from '../../src/runner/limits/cgroups.ts';
 
 /** Empty databases, as an operator's first start finds them: the server migrates them itself. */
 const FIRST_START = { migrated: false };
@@ -388,6 +389,28 @@ describe('drover serve with its default local runner (SQLite)', () => {
     expect(localRunnerProcesses(database.dataDir)).toEqual([]);
   });
 
+  // Was a bug (fixed): a signal during the runner's start (before its handlers existed) killed it
+  // half made, leaving the control groups it makes first. An agent whose --version takes 3 s holds
+  // the start open; the server is stopped once the groups exist.
+  it('SIGTERM while the local runner is still starting: it finishes its start, then stops and removes its control groups', async () => {
+    const database = await createProcessTestDatabase('sqlite', FIRST_START);
+    onTestFinished(() => database.cleanup());
+    const bin = path.join(database.dataDir, 'slow-agent-bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\nsleep 3\necho 9.9.9\n', { mode: 0o755 });
+    const env = { ...database.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    const server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true });
+    const workDir = path.join(database.dataDir, 'runner');
+    const deadline = Date.now() + 30_000;
+    while (!(fs.existsSync(workDir) && runnerCgroupDirs(fs.realpathSync(workDir)).length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(runnerCgroupDirs(fs.realpathSync(workDir)).length).toBeGreaterThan(0);
+    expect(server.stdout).not.toMatch(/^Local runner \d+ connected/m);
+    expect(await server.stop('SIGTERM', 60_000)).toBe(0);
+    expect(localRunnerProcesses(database.dataDir)).toEqual([]);
+    expect(runnerCgroupDirs(fs.realpathSync(workDir))).toEqual([]);
+    expect(fs.readdirSync(workDir)).not.toContain('agent-versions');
+  });
+
   // Was a bug (fixed): src/serve/server.ts announces "Drover listening on …" and then awaits
   // startLocalRunner (register + connect, up to 10 s) before it installs its SIGTERM/SIGINT
   // handlers (src/serve/server.ts, `process.once(...)`). A signal in that window gets Node's
@@ -399,9 +422,14 @@ describe('drover serve with its default local runner (SQLite)', () => {
     const database = await createProcessTestDatabase('sqlite', FIRST_START);
     onTestFinished(() => database.cleanup());
     const server = await startServerProcess({ dataDir: database.dataDir, env: database.env, localRunner: true });
-    expect(await server.stop('SIGTERM')).toBe(0);
-    // The server waited for its runner, which was still starting: none is left running on its own.
+    // The runner finishes its start before it stops (seconds; more on a loaded machine).
+    expect(await server.stop('SIGTERM', 60_000)).toBe(0);
+    // The server waited for its runner, which was still starting: none is left running on its own,
+    // and the control groups it had made for its pods were removed (a signal during its start used
+    // to kill it half made, leaving them).
     expect(localRunnerProcesses(database.dataDir)).toEqual([]);
+    const workDir = path.join(database.dataDir, 'runner');
+    if (fs.existsSync(workDir)) expect(runnerCgroupDirs(fs.realpathSync(workDir))).toEqual([]);
   });
 });
 
