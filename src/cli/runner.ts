@@ -158,11 +158,16 @@ async function runEmbedded(daemon: RunnerDaemon): Promise<void> {
 /**
  * Starts the runner with SIGTERM and SIGINT held: one that comes during the start (before the
  * handlers that drain or stop exist) lets the start finish and then stops the runner in order, its
- * control groups and files removed, instead of killing it half made. Answers whether it stopped.
+ * control groups and files removed, instead of killing it half made; a second one ends it at once
+ * (a start waiting on a server that does not answer takes up to 30 s). Answers whether it stopped.
  */
 async function startHoldingSignals(daemon: RunnerDaemon): Promise<boolean> {
   let signalled = false;
-  const hold = () => void (signalled = true);
+  const hold = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(signal === 'SIGINT' ? 130 : 143);
+    signalled = true;
+    process.stderr.write(`${signal} while starting: the runner stops once its start is done (${signal} again stops it at once)\n`);
+  };
   process.on('SIGTERM', hold);
   process.on('SIGINT', hold);
   try {
