@@ -3,12 +3,16 @@
  * organizations, API keys, users; where the admin token comes from; exit codes and messages
  * for usage errors, server errors and an unreachable server.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import {
+  DROVER_BIN,
+  childEnv,
   createProcessTestDatabase,
   http as call,
   runDrover,
@@ -280,6 +284,38 @@ describe('drover admin: where the admin token comes from, and errors', () => {
       expect(fs.readdirSync(tmp)).toEqual([]);
     } finally {
       if (fs.existsSync(path.join(workDir, 'runner'))) await removeRunnerCgroups(fs.realpathSync(path.join(workDir, 'runner')));
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a runner signalled while it starts says it stops once the start is done; a second signal stops it at once', async () => {
+    // A server that takes the registration request and never answers: the start waits (up to 30 s).
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as net.AddressInfo).port;
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'drover-runner-signalled-'));
+    try {
+      const child = spawn(process.execPath, [DROVER_BIN, 'runner', '--server', `http://127.0.0.1:${port}`, '--token', 'drvreg_unused', '--work-dir', workDir], {
+        cwd: fixture.cwd,
+        env: childEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // Its registration request has reached the silent server: the start is under way.
+      const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
+      await connected;
+      child.kill('SIGTERM');
+      const deadline = Date.now() + 10_000;
+      while (!stderr.includes('SIGTERM while starting') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(stderr).toContain('SIGTERM while starting: the runner stops once its start is done (SIGTERM again stops it at once)');
+      expect(child.exitCode).toBeNull();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+    } finally {
+      silent.close();
+      if (fs.existsSync(workDir)) await removeRunnerCgroups(fs.realpathSync(workDir));
       fs.rmSync(workDir, { recursive: true, force: true });
     }
   });
