@@ -531,7 +531,15 @@ describe.each(DATABASES)('loops end to end (%s)', (kind) => {
     timings.push(`timeout: run deadline → status timeout ${Date.now() - deadline} ms (upper bound)`);
     expect(timedOut.status).toBe('timeout');
     expect(timedOut.error_message).toMatch(/timeout/);
-    const pod = await getPod(running.pod_key!);
+    // Its pod is terminated right after the run's end is recorded (docs/api.md "Loops and runs"):
+    // a read in between sees it still running.
+    const pod = await waitFor(
+      async () => {
+        const current = await getPod(running.pod_key!);
+        return current.status === 'running' ? undefined : current;
+      },
+      { timeout: 5_000, interval: 50, what: 'the timed-out run’s pod to be terminated' },
+    );
     expect(pod.status).toBe('terminated');
     await gone(pid, 'the timed-out run’s agent process to be gone');
     await sleep(300);
