@@ -176,6 +176,11 @@ suite('three drover serve processes on one PostgreSQL (DATABASE_URL)', () => {
   });
 
   it(`${SLOTS} minutely slots of ${LOOPS} loops fire exactly once each; replica c killed with SIGKILL as slot ${KILL_AT + 1} falls due; its runner moves on; no pod is lost`, async () => {
+    // The loops take their first slot from the real clock; the cron clock, still where beforeAll
+    // set it, must not be within the prepare lead (30 s) of one: it would prepare runs for a slot
+    // before the test's first (a CI run had 17 such runs, when the loops' creation crossed a minute
+    // boundary with the clock set less than 30 s before it). A minute back keeps every slot out of reach.
+    setCronClock(Date.now() - MINUTE);
     for (let i = 0; i < LOOPS; i++) {
       const response = await api(replicas[i % 3], 'POST', `${ORG}/loops`, {
         name: `Minutely ${i}`,
