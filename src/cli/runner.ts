@@ -112,10 +112,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
   const drainMs = positiveInt('drain-seconds', flags['drain-seconds'], 60) * 1000;
   const onSignal = () => {
     process.stderr.write(`draining: no new pods; running pods get up to ${drainMs / 1000} s\n`);
-    daemon.drain(drainMs).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    void exitWhenDone(daemon.drain(drainMs));
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
@@ -129,11 +126,7 @@ export async function runRunner(flags: RunnerFlags, env: NodeJS.ProcessEnv = pro
 async function runEmbedded(daemon: RunnerDaemon): Promise<void> {
   const welcomed = daemon.connected(60_000);
   let stopping: Promise<void> | null = null;
-  const stop = () =>
-    (stopping ??= daemon.shutdown().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    ));
+  const stop = () => (stopping ??= exitWhenDone(daemon.shutdown()));
   // Listened for from the start: a shutdown asked while the runner starts is done once it has.
   let started = false;
   let shutdownAsked = false;
@@ -177,9 +170,13 @@ async function startHoldingSignals(daemon: RunnerDaemon): Promise<boolean> {
     process.off('SIGINT', hold);
   }
   if (!signalled) return false;
-  await daemon.shutdown().then(
+  await exitWhenDone(daemon.shutdown());
+  return true;
+}
+
+/** Exits 0 once `stopped` resolves, 1 if it fails. */
+const exitWhenDone = (stopped: Promise<void>): Promise<void> =>
+  stopped.then(
     () => process.exit(0),
     () => process.exit(1),
   );
-  return true;
-}

@@ -32,7 +32,7 @@ export interface LocalRunnerOptions {
    * Each time the runner says it is connected: at its start, however long that took (a loaded
    * machine may take longer than the start waits), and after each restart.
    */
-  connected: (runnerId: number) => void;
+  connected: (runnerId: number, workDir: string) => void;
 }
 
 /**
@@ -150,7 +150,7 @@ export class LocalRunner {
         clearTimeout(timer);
         this.childConnected = child;
         this.runnerId = message.runner_id;
-        this.options.connected(message.runner_id);
+        this.options.connected(message.runner_id, this.workDir);
         resolve(message.runner_id);
       });
       child.once('exit', (code, signal) => {

@@ -206,7 +206,7 @@ export async function startServer(config: ServerConfig, options: { handleSignals
       startWaitMs: config.localRunnerStartWaitMs,
       sandbox: config.localRunnerSandbox,
       log: (line, level = 'info') => app.log[level](line),
-      connected: (runnerId) => announce(`Local runner ${runnerId} connected (work dir ${prepared?.workDir})`),
+      connected: (runnerId, workDir) => announce(`Local runner ${runnerId} connected (work dir ${workDir})`),
     });
     // Held before it starts: a shutdown while it starts (a signal right after "listening") stops
     // it and waits for it, rather than leaving it running on its own.

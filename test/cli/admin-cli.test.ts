@@ -21,6 +21,7 @@ import {
   type ServerProcess,
 } from '../helpers/server-process.ts';
 import { unusedPort } from '../helpers/ports.ts';
+import { waitFor } from '../helpers/runner-process.ts';
 import { removeRunnerCgroups, runnerCgroupDirs } from '../../src/runner/limits/cgroups.ts';
 
 interface Fixture {
@@ -307,8 +308,7 @@ describe('drover admin: where the admin token comes from, and errors', () => {
       const connected = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
       await connected;
       child.kill('SIGTERM');
-      const deadline = Date.now() + 10_000;
-      while (!stderr.includes('SIGTERM while starting') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(() => stderr.includes('SIGTERM while starting'), { timeout: 10_000, interval: 20, what: 'the runner to say it stops once started' });
       expect(stderr).toContain('SIGTERM while starting: the runner stops once its start is done (SIGTERM again stops it at once)');
       expect(child.exitCode).toBeNull();
       child.kill('SIGTERM');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DATABASES, type TestDatabase } from '../helpers/databases.ts';
 import { createProcessTestDatabase, http as call, runDrover, startServerProcess } from '../helpers/server-process.ts';
+import { waitFor } from '../helpers/runner-process.ts';
 import { runnerCgroupDirs } from '../../src/runner/limits/cgroups.ts';
 
 /** Empty databases, as an operator's first start finds them: the server migrates them itself. */
@@ -401,8 +402,11 @@ describe('drover serve with its default local runner (SQLite)', () => {
     const env = { ...database.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
     const server = await startServerProcess({ dataDir: database.dataDir, env, localRunner: true });
     const workDir = path.join(database.dataDir, 'runner');
-    const deadline = Date.now() + 30_000;
-    while (!(fs.existsSync(workDir) && runnerCgroupDirs(fs.realpathSync(workDir)).length > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => fs.existsSync(workDir) && runnerCgroupDirs(fs.realpathSync(workDir)).length > 0, {
+      timeout: 30_000,
+      interval: 20,
+      what: "the local runner's control groups",
+    });
     expect(runnerCgroupDirs(fs.realpathSync(workDir)).length).toBeGreaterThan(0);
     expect(server.stdout).not.toMatch(/^Local runner \d+ connected/m);
     expect(await server.stop('SIGTERM', 60_000)).toBe(0);

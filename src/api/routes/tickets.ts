@@ -36,17 +36,16 @@ export const ticketRoutes = (ctx: DomainContext): FastifyPluginAsyncTypebox =>
      * a promise (the steady case: returns undefined, as a handler that has sent must).
      */
     const sendRendered = (request: FastifyRequest, reply: FastifyReply, version: number | string | null, compute: () => Promise<unknown>): Promise<void> | undefined => {
-      const key = keyOf(request);
-      const body = version === null ? null : rendered.get(key, version);
-      if (body !== null) {
-        send(request, reply, { key, version: version! }, body);
+      const kept = version === null ? null : { key: keyOf(request), version };
+      const body = kept && rendered.get(kept.key, kept.version);
+      if (body) {
+        send(request, reply, kept, body);
         return undefined;
       }
       return compute().then((value) => {
         const fresh = Buffer.from(String(reply.serialize(value)));
-        if (version === null) return send(request, reply, null, fresh);
-        rendered.set(key, version, fresh);
-        send(request, reply, { key, version }, fresh);
+        if (kept) rendered.set(kept.key, kept.version, fresh);
+        send(request, reply, kept, fresh);
       });
     };
     const sendCached = (request: FastifyRequest, reply: FastifyReply, compute: () => Promise<unknown>): Promise<void> | undefined => {
