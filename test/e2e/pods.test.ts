@@ -518,6 +518,16 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       const raw = await waitFile(recordFile);
       const record = JSON.parse(raw.split('\n')[0]) as { name: string; argv: string[]; env: Record<string, string>; cwd: string; stdin: string | null; pid: number };
       expect((await waitStatus(key, ['running'])).status).toBe('running');
+      // Gemini CLI and OpenCode find the drover MCP server in their config files in the pod's HOME
+      // (read while the pod runs: the runner removes its HOME once it has ended).
+      if (slug === 'gemini-cli') {
+        const settings = JSON.parse(fs.readFileSync(path.join(homeOf(key), '.gemini', 'settings.json'), 'utf8'));
+        expect(settings.mcpServers.drover).toMatchObject({ command: process.execPath, args: [DROVER_BIN, 'mcp'], env: { DROVER_POD_TOKEN: '$DROVER_POD_TOKEN' }, trust: true });
+      }
+      if (slug === 'opencode') {
+        const config = JSON.parse(fs.readFileSync(path.join(homeOf(key), '.config', 'opencode', 'opencode.json'), 'utf8'));
+        expect(config.mcp.drover).toMatchObject({ type: 'local', command: [process.execPath, DROVER_BIN, 'mcp'], environment: { DROVER_POD_TOKEN: '{env:DROVER_POD_TOKEN}' } });
+      }
       const stop = await api('POST', `${ORG}/pods/${key}/terminate`);
       expect(stop.status).toBe(200);
 
@@ -532,15 +542,6 @@ describe.each(DATABASES)('pods end to end (%s)', (kind) => {
       const unexpected = names.filter((n) => ![...proxyNames, 'PATH', 'HOME', 'LANG', 'TERM', 'API_TOKEN', 'PWD'].includes(n) && !n.startsWith('DROVER_'));
       expect(unexpected).toEqual([]);
       if (record.env.PWD !== undefined) expect(record.env.PWD).toBe(workspaceOf(key));
-      // Gemini CLI and OpenCode find the drover MCP server in their config files in the pod's HOME.
-      if (slug === 'gemini-cli') {
-        const settings = JSON.parse(fs.readFileSync(path.join(homeOf(key), '.gemini', 'settings.json'), 'utf8'));
-        expect(settings.mcpServers.drover).toMatchObject({ command: process.execPath, args: [DROVER_BIN, 'mcp'], env: { DROVER_POD_TOKEN: '$DROVER_POD_TOKEN' }, trust: true });
-      }
-      if (slug === 'opencode') {
-        const config = JSON.parse(fs.readFileSync(path.join(homeOf(key), '.config', 'opencode', 'opencode.json'), 'utf8'));
-        expect(config.mcp.drover).toMatchObject({ type: 'local', command: [process.execPath, DROVER_BIN, 'mcp'], environment: { DROVER_POD_TOKEN: '{env:DROVER_POD_TOKEN}' } });
-      }
       expect(names.filter((n) => n.startsWith('DROVER_CREDENTIAL_'))).toEqual([]);
       expect(JSON.stringify(record.env)).not.toContain(SECRET);
       expect(record.env).toMatchObject({
